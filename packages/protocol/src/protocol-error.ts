@@ -1,0 +1,57 @@
+import { ErrorCode } from './error-codes.js';
+
+/** The body of a JSON-RPC error response: what a client sees. */
+export interface JsonRpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/**
+ * The one error that goes on the wire: a numeric JSON-RPC code, a message that says what went wrong and
+ * what to do, and optional data. Internal failures use other error classes and are mapped once, at the
+ * boundary, by `toJsonRpcError`.
+ */
+export class ProtocolError extends Error {
+  override readonly name = 'ProtocolError';
+
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+
+  /** The JSON-RPC `error` member for this error. */
+  toJSON(): JsonRpcErrorObject {
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
+  }
+
+  static invalidParams(message: string, data?: unknown): ProtocolError {
+    return new ProtocolError(ErrorCode.InvalidParams, message, data);
+  }
+
+  static methodNotFound(message: string, data?: unknown): ProtocolError {
+    return new ProtocolError(ErrorCode.MethodNotFound, message, data);
+  }
+
+  static invalidRequest(message: string, data?: unknown): ProtocolError {
+    return new ProtocolError(ErrorCode.InvalidRequest, message, data);
+  }
+
+  static internal(message = 'Internal error', data?: unknown): ProtocolError {
+    return new ProtocolError(ErrorCode.InternalError, message, data);
+  }
+}
+
+/**
+ * Maps anything thrown to the JSON-RPC error a client may see. A `ProtocolError` passes through; every
+ * other throwable becomes -32603 without leaking its message (it may hold internals or secrets).
+ */
+export function toJsonRpcError(error: unknown): JsonRpcErrorObject {
+  if (error instanceof ProtocolError) return error.toJSON();
+  return { code: ErrorCode.InternalError, message: 'Internal error' };
+}

@@ -1,0 +1,46 @@
+import { z } from 'zod';
+
+/** `_meta` key that ties a request, notification or response to a task (META-1). */
+export const RELATED_TASK_META_KEY = 'io.modelcontextprotocol/related-task';
+
+/** `_meta` key a receiver may set on CreateTaskResult with text for the model (CRT-5). */
+export const MODEL_IMMEDIATE_RESPONSE_META_KEY = 'io.modelcontextprotocol/model-immediate-response';
+
+export const TaskStatusSchema = z.enum(['working', 'input_required', 'completed', 'failed', 'cancelled']);
+export type TaskStatus = z.infer<typeof TaskStatusSchema>;
+
+/** Terminal statuses never change again (LIF-1). */
+export const TERMINAL_STATUSES = ['completed', 'failed', 'cancelled'] as const satisfies readonly TaskStatus[];
+export type TerminalTaskStatus = (typeof TERMINAL_STATUSES)[number];
+
+/** True for `completed`, `failed` and `cancelled`. */
+export function isTerminalStatus(status: TaskStatus): status is TerminalTaskStatus {
+  return status === 'completed' || status === 'failed' || status === 'cancelled';
+}
+
+/** A task as every task response reports it (GET-1, GET-2, GET-3). */
+export const TaskSchema = z.object({
+  taskId: z.string(),
+  status: TaskStatusSchema,
+  /** Granted lifetime in ms from creation; `null` means unlimited. */
+  ttl: z.union([z.number(), z.null()]),
+  /** ISO 8601. */
+  createdAt: z.string(),
+  /** ISO 8601. */
+  lastUpdatedAt: z.string(),
+  pollInterval: z.number().optional(),
+  statusMessage: z.string().optional(),
+});
+export type Task = z.infer<typeof TaskSchema>;
+
+/** `params.task` of a task-augmented request (CRT-1). */
+export const TaskMetadataSchema = z.object({
+  ttl: z.number().optional(),
+});
+export type TaskMetadata = z.infer<typeof TaskMetadataSchema>;
+
+/** `_meta[RELATED_TASK_META_KEY]`. */
+export const RelatedTaskMetadataSchema = z.object({
+  taskId: z.string(),
+});
+export type RelatedTaskMetadata = z.infer<typeof RelatedTaskMetadataSchema>;

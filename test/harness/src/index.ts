@@ -1,0 +1,9 @@
+export { uniquePrefix } from './prefix.js';
+export {
+  assertRedisServerAvailable,
+  freePort,
+  type RedisServer,
+  type StartRedisOptions,
+  startRedis,
+} from './redis-server.js';
+export { type RedisFixture, useRedis } from './use-redis.js';

@@ -1,0 +1,81 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { REQUIREMENTS } from './manifest.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const specFile =
+  process.env.TASKGATE_REQUIREMENTS_FILE ?? join(root, '..', 'shared', 'spec', 'REQUIREMENTS-2025-11-25.md');
+
+/**
+ * Ids that must be cited by a test today. The set grows as features land; when it equals every id but CLT-*,
+ * the list of uncited ids below must be empty.
+ */
+const MUST_BE_CITED = new Set([
+  'LIF-1',
+  'CNL-1',
+  'CNL-3',
+  'CRT-4',
+  'CRT-6',
+  'GET-2',
+  'GET-3',
+  'LST-2',
+  'LST-3',
+  'LST-4',
+  'TTL-1',
+  'TTL-2',
+  'TTL-3',
+  'SEC-1',
+  'SEC-2',
+  'ERR-1',
+]);
+
+function testFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    if (entry.name === 'node_modules' || entry.name === 'dist' || entry.name.startsWith('.')) return [];
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return testFiles(path);
+    return entry.name.endsWith('.test.ts') && !path.endsWith('coverage.test.ts') ? [path] : [];
+  });
+}
+
+/** Ids written in brackets inside test titles: `it('[LIF-1][CNL-3] ...')`. */
+function citations(): Map<string, string[]> {
+  const cited = new Map<string, string[]>();
+  const title = /\b(?:it|test|describe)(?:\.\w+)?\(\s*(['"`])((?:\\.|(?!\1).)*)\1/g;
+  for (const file of [...testFiles(join(root, 'packages')), ...testFiles(join(root, 'test'))]) {
+    const text = readFileSync(file, 'utf8');
+    for (const match of text.matchAll(title)) {
+      for (const id of (match[2] ?? '').matchAll(/\[([A-Z]+-\d+)\]/g)) {
+        const key = id[1] ?? '';
+        cited.set(key, [...(cited.get(key) ?? []), relative(root, file)]);
+      }
+    }
+  }
+  return cited;
+}
+
+describe('requirements manifest', () => {
+  it('has unique ids', () => {
+    const ids = REQUIREMENTS.map((r) => r.id);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('lists exactly the ids of the shared requirements file', () => {
+    expect(existsSync(specFile), `${specFile} is missing; set TASKGATE_REQUIREMENTS_FILE to its path`).toBe(true);
+    const specIds = [...readFileSync(specFile, 'utf8').matchAll(/^- ([A-Z]+-\d+)\b/gm)].map((m) => m[1]);
+    expect(REQUIREMENTS.map((r) => r.id)).toEqual(specIds);
+  });
+
+  it('is cited by tests for every id that must be covered now', () => {
+    const cited = citations();
+    const known = new Set(REQUIREMENTS.map((r) => r.id));
+    const unknown = [...cited.keys()].filter((id) => !known.has(id));
+    expect(unknown, 'tests cite ids that are not in the manifest').toEqual([]);
+
+    const uncited = REQUIREMENTS.map((r) => r.id).filter((id) => !cited.has(id));
+    if (uncited.length > 0) console.info(`requirements not cited by any test yet: ${uncited.join(', ')}`);
+    expect(uncited.filter((id) => MUST_BE_CITED.has(id))).toEqual([]);
+  });
+});
