@@ -1,0 +1,66 @@
+--[[
+  Creates a task in status 'working' and indexes it under its owner, unless the owner already has the
+  maximum number of non-terminal tasks. Publishes the new task on its channel.
+
+  Input:
+    KEYS[1] task hash
+    KEYS[2] owner's tasks (zset, score = expiry ms)
+    KEYS[3] owner's non-terminal tasks (zset, score = expiry ms)
+
+    ARGV[1] task id
+    ARGV[2] granted ttl (ms)
+    ARGV[3] poll interval (ms, '' for none)
+    ARGV[4] owner id (digest)
+    ARGV[5] max non-terminal tasks per owner (0 = unlimited)
+    ARGV[6] channel
+    ARGV[7] JSON object of extra string fields (kind, session, tool, progressToken, ...)
+    ARGV[8] '1' to list the task under its owner, '0' to keep it out of tasks/list (direct calls)
+
+  Output:
+    { 0, snapshot }           created
+    { -5 }                    a task with this id exists
+    { -4, active }            the owner is at the limit
+]]
+--- @include "includes/codes"
+--- @include "includes/now"
+--- @include "includes/snapshot"
+
+if redis.call('EXISTS', KEYS[1]) == 1 then return { ALREADY_EXISTS } end
+
+local now = nowMs()
+local limit = tonumber(ARGV[5])
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+if limit > 0 then
+  local active = redis.call('ZCARD', KEYS[3])
+  if active >= limit then return { LIMIT_EXCEEDED, active } end
+end
+
+local ttl = tonumber(ARGV[2])
+local expiresAt = now + ttl
+local fields = {
+  'status', 'working', 'createdAt', tostring(now), 'lastUpdatedAt', tostring(now), 'ttl', ARGV[2],
+  'expiresAt', tostring(expiresAt), 'owner', ARGV[4], 'version', '1'
+}
+if ARGV[3] ~= '' then
+  fields[#fields + 1] = 'pollInterval'
+  fields[#fields + 1] = ARGV[3]
+end
+for field, value in pairs(cjson.decode(ARGV[7])) do
+  fields[#fields + 1] = field
+  fields[#fields + 1] = tostring(value)
+end
+redis.call('HSET', KEYS[1], unpack(fields))
+redis.call('PEXPIREAT', KEYS[1], expiresAt)
+
+-- An index lives as long as its longest-lived member.
+local function index(key)
+  redis.call('ZADD', key, expiresAt, ARGV[1])
+  local pttl = redis.call('PTTL', key)
+  if pttl < 0 or now + pttl < expiresAt then redis.call('PEXPIREAT', key, expiresAt) end
+end
+if ARGV[8] == '1' then index(KEYS[2]) end
+index(KEYS[3])
+
+local snapshot = taskSnapshot(KEYS[1], ARGV[1])
+redis.call('PUBLISH', ARGV[6], snapshot)
+return { OK, snapshot }

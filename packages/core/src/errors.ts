@@ -1,0 +1,56 @@
+import { ErrorCode, ProtocolError, type TaskStatus } from '@taskgate/protocol';
+
+/** Server-defined JSON-RPC codes (the -32000..-32099 range) that taskgate answers with. */
+export const TaskgateErrorCode = {
+  /** The owner already has the maximum number of non-terminal tasks. */
+  TaskLimitExceeded: -32010,
+} as const;
+
+/** String codes of internal errors; these never go on the wire as such. */
+export type InternalErrorCode = 'TASK_ID_COLLISION' | 'UNEXPECTED_SCRIPT_REPLY' | 'INVALID_CONFIG';
+
+/** An internal failure: carries a string code for logs and tests; clients only ever see -32603. */
+export class TaskgateError extends Error {
+  override readonly name = 'TaskgateError';
+
+  constructor(
+    readonly code: InternalErrorCode,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/** -32602 for an unknown task, or another owner's task: the two must be indistinguishable (SEC-1). */
+export function taskNotFound(): ProtocolError {
+  return new ProtocolError(ErrorCode.InvalidParams, 'Failed to retrieve task: Task not found');
+}
+
+/** -32602 for a task whose ttl has run out (TTL-2). */
+export function taskExpired(): ProtocolError {
+  return new ProtocolError(ErrorCode.InvalidParams, 'Failed to retrieve task: Task has expired');
+}
+
+/** -32602 for cancelling a task that is already terminal (CNL-1). */
+export function cannotCancelTerminal(status: TaskStatus): ProtocolError {
+  return new ProtocolError(ErrorCode.InvalidParams, `Cannot cancel task: already in terminal status '${status}'`);
+}
+
+/** -32602 for a cursor that is not one we issued to this owner, or is too old. */
+export function invalidCursor(reason: string): ProtocolError {
+  return new ProtocolError(
+    ErrorCode.InvalidParams,
+    `Invalid cursor: ${reason}. Call tasks/list without a cursor to start over.`,
+  );
+}
+
+/** The owner is at its concurrency limit (TTL-3). */
+export function taskLimitExceeded(limit: number): ProtocolError {
+  return new ProtocolError(
+    TaskgateErrorCode.TaskLimitExceeded,
+    `Too many active tasks: at most ${limit} tasks may be working or waiting for input at once. ` +
+      'Wait for a task to finish, or cancel one, then try again.',
+    { limit },
+  );
+}

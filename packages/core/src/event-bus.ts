@@ -1,0 +1,118 @@
+import type { Redis } from 'ioredis';
+
+/** Receives the raw payload of one pub/sub message. */
+export type ChannelListener = (message: string) => void;
+
+interface Channel {
+  readonly listeners: Set<ChannelListener>;
+  /** Settles once Redis confirmed the SUBSCRIBE for this channel. */
+  readonly subscribed: Promise<unknown>;
+}
+
+/**
+ * The process's one pub/sub connection, shared by every waiter: channels are subscribed while at least one
+ * listener wants them (reference counted) and unsubscribed when the last one leaves. Pub/sub is at-most-once,
+ * and a reconnect loses whatever was published meanwhile, so `onReconnect` hooks run after every reconnect
+ * (once the subscriptions are back) to let waiters re-read the state they wait on.
+ */
+export class EventBus {
+  readonly #subscriber: Redis;
+  readonly #channels = new Map<string, Channel>();
+  readonly #reconnectHooks = new Set<() => void>();
+  #connectedOnce = false;
+  #closed = false;
+
+  /** Opens the subscriber connection as a duplicate of `redis` (same server and options). */
+  constructor(redis: Redis) {
+    this.#subscriber = redis.duplicate({ autoResubscribe: true, enableOfflineQueue: true, lazyConnect: false });
+    this.#subscriber.on('message', (channel: string, message: string) => this.#dispatch(channel, message));
+    this.#subscriber.on('ready', () => this.#onReady());
+    // Connection errors are retried by ioredis; waiters recover through the reconnect hooks.
+    this.#subscriber.on('error', () => {});
+  }
+
+  /** Number of channels currently subscribed. */
+  get channelCount(): number {
+    return this.#channels.size;
+  }
+
+  /**
+   * Adds a listener to a channel and resolves once the subscription is live, so a caller can subscribe
+   * first and then read the current state without missing a change in between. Returns the unsubscribe.
+   */
+  async subscribe(channel: string, listener: ChannelListener): Promise<() => Promise<void>> {
+    if (this.#closed) throw new Error('EventBus is closed');
+    let entry = this.#channels.get(channel);
+    if (entry === undefined) {
+      const subscribed = this.#subscriber.subscribe(channel);
+      entry = { listeners: new Set(), subscribed };
+      this.#channels.set(channel, entry);
+      // A failed SUBSCRIBE is retried after a reconnect (autoResubscribe); callers see it through `await`.
+      subscribed.catch(() => {});
+    }
+    entry.listeners.add(listener);
+    await entry.subscribed;
+    let removed = false;
+    return async () => {
+      if (removed) return;
+      removed = true;
+      await this.#unsubscribe(channel, listener);
+    };
+  }
+
+  /** Runs `hook` after every reconnect of the subscriber connection. Returns a function that removes it. */
+  onReconnect(hook: () => void): () => void {
+    this.#reconnectHooks.add(hook);
+    return () => this.#reconnectHooks.delete(hook);
+  }
+
+  /** Closes the subscriber connection. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#channels.clear();
+    this.#reconnectHooks.clear();
+    await this.#subscriber.quit().catch(() => this.#subscriber.disconnect());
+  }
+
+  async #unsubscribe(channel: string, listener: ChannelListener): Promise<void> {
+    const entry = this.#channels.get(channel);
+    if (entry === undefined || !entry.listeners.delete(listener) || entry.listeners.size > 0) return;
+    this.#channels.delete(channel);
+    // Commands on one connection run in order: a later SUBSCRIBE to this channel still wins.
+    if (!this.#closed) await this.#subscriber.unsubscribe(channel).catch(() => {});
+  }
+
+  #dispatch(channel: string, message: string): void {
+    const entry = this.#channels.get(channel);
+    if (entry === undefined) return;
+    for (const listener of [...entry.listeners]) {
+      try {
+        listener(message);
+      } catch {
+        // One faulty listener must not starve the others.
+      }
+    }
+  }
+
+  #onReady(): void {
+    if (!this.#connectedOnce) {
+      this.#connectedOnce = true;
+      return;
+    }
+    // ioredis re-sends SUBSCRIBE for every channel before 'ready'; a PING queued behind them resolves once
+    // they are all confirmed, and only then is a re-read safe from missing a change.
+    this.#subscriber
+      .ping()
+      .catch(() => {})
+      .then(() => {
+        for (const hook of [...this.#reconnectHooks]) {
+          try {
+            hook();
+          } catch {
+            // ignore: hooks must not break each other
+          }
+        }
+      });
+  }
+}

@@ -1,0 +1,33 @@
+export {
+  cannotCancelTerminal,
+  type InternalErrorCode,
+  invalidCursor,
+  TaskgateError,
+  TaskgateErrorCode,
+  taskExpired,
+  taskLimitExceeded,
+  taskNotFound,
+} from './errors.js';
+export { type ChannelListener, EventBus } from './event-bus.js';
+export { isTaskIdShape, newTaskId } from './ids.js';
+export { Keys } from './keys.js';
+export { ListCursorCodec, type ListPosition } from './list-cursor.js';
+export { ScriptCode } from './script-codes.js';
+export { loadScriptSource, SCRIPT_KEY_COUNTS, type ScriptName } from './scripts.js';
+export { DEFAULT_TASK_LIMITS, grantTtl, resolveTaskLimits, type TaskLimits } from './task-limits.js';
+export {
+  recordFromFields,
+  type StoredTask,
+  type TaskKind,
+  type TaskOutcome,
+  type TaskRecord,
+  toTask,
+} from './task-record.js';
+export {
+  type CreateTaskInput,
+  type TaskPage,
+  type TaskRef,
+  TaskStore,
+  type TaskStoreOptions,
+  type TransitionResult,
+} from './task-store.js';

@@ -1,0 +1,292 @@
+import type { Task, TaskStatus } from '@taskgate/protocol';
+import type { Redis } from 'ioredis';
+import { cannotCancelTerminal, TaskgateError, taskExpired, taskLimitExceeded, taskNotFound } from './errors.js';
+import { isTaskIdShape, newTaskId } from './ids.js';
+import { Keys } from './keys.js';
+import { ListCursorCodec } from './list-cursor.js';
+import { ScriptCode } from './script-codes.js';
+import { type ScriptName, scriptRunner } from './scripts.js';
+import { grantTtl, resolveTaskLimits, type TaskLimits } from './task-limits.js';
+import {
+  recordFromFields,
+  type StoredTask,
+  type TaskKind,
+  type TaskOutcome,
+  type TaskRecord,
+  toTask,
+} from './task-record.js';
+
+export interface TaskStoreOptions {
+  /** Connection for commands and scripts (never one in subscriber mode). */
+  readonly redis: Redis;
+  readonly keys?: Keys;
+  /** Secret that signs `tasks/list` cursors; every gateway of a deployment needs the same one (≥ 16 bytes). */
+  readonly cursorSecret: string | Uint8Array;
+  readonly limits?: Partial<TaskLimits>;
+}
+
+export interface CreateTaskInput {
+  /** The authenticated principal, or the session id when auth is off. */
+  readonly owner: string;
+  /** `params.task.ttl` as the requestor sent it. */
+  readonly requestedTtlMs?: number;
+  readonly kind?: TaskKind;
+  readonly tool?: string;
+  readonly session?: string;
+  readonly progressToken?: string | number;
+}
+
+/** Addresses a task from a worker or the broker itself: the id and the owner digest (both from job data). */
+export interface TaskRef {
+  readonly taskId: string;
+  readonly ownerId: string;
+}
+
+/** What a lifecycle transition did: the task after it, or why it was refused. */
+export type TransitionResult =
+  | { readonly ok: true; readonly task: TaskRecord }
+  | { readonly ok: false; readonly reason: 'not_found' }
+  | { readonly ok: false; readonly reason: 'terminal' | 'illegal'; readonly status: TaskStatus };
+
+export interface TaskPage {
+  readonly tasks: Task[];
+  readonly nextCursor?: string;
+}
+
+const RECORD_FIELDS = [
+  'status',
+  'statusMessage',
+  'createdAt',
+  'lastUpdatedAt',
+  'ttl',
+  'pollInterval',
+  'version',
+  'kind',
+  'session',
+  'tool',
+  'owner',
+  'progressToken',
+  'attempt',
+] as const;
+
+/** A record from an HMGET of RECORD_FIELDS, or undefined when the hash does not exist. */
+function recordFromValues(taskId: string, values: readonly (string | null)[] | undefined): StoredTask | undefined {
+  if (values?.[0] == null) return undefined;
+  const fields: Record<string, string> = {};
+  RECORD_FIELDS.forEach((name, i) => {
+    const value = values[i];
+    if (value != null) fields[name] = value;
+  });
+  return recordFromFields(taskId, fields);
+}
+
+/**
+ * Task records in Redis with an atomic lifecycle: every change is one Lua script that refuses illegal moves,
+ * never touches a terminal task, bumps the version and publishes the new state on the task's channel.
+ * Client-facing methods take the caller's owner and treat other owners' tasks as missing (SEC-1).
+ */
+export class TaskStore {
+  readonly keys: Keys;
+  readonly limits: TaskLimits;
+  readonly #redis: Redis;
+  readonly #run: ReturnType<typeof scriptRunner>;
+  readonly #cursors: ListCursorCodec;
+
+  constructor(options: TaskStoreOptions) {
+    this.#redis = options.redis;
+    this.keys = options.keys ?? new Keys();
+    this.limits = resolveTaskLimits(options.limits);
+    this.#run = scriptRunner(options.redis);
+    this.#cursors = new ListCursorCodec(options.cursorSecret, this.limits.cursorTtlMs);
+  }
+
+  /** Creates a task in status `working` (CRT-4) with a granted ttl (TTL-1), or throws when the owner is at its limit. */
+  async create(input: CreateTaskInput): Promise<StoredTask> {
+    const ownerId = Keys.ownerId(input.owner);
+    const ttl = grantTtl(this.limits, input.requestedTtlMs);
+    const kind = input.kind ?? 'task';
+    const extra = {
+      kind,
+      ...(input.tool !== undefined && { tool: input.tool }),
+      ...(input.session !== undefined && { session: input.session }),
+      ...(input.progressToken !== undefined && { progressToken: JSON.stringify(input.progressToken) }),
+    };
+    const taskId = newTaskId();
+    const reply = await this.#script(
+      'createTask',
+      [this.keys.task(taskId), this.keys.ownerTasks(ownerId), this.keys.ownerActive(ownerId)],
+      [
+        taskId,
+        ttl,
+        this.limits.pollIntervalMs > 0 ? this.limits.pollIntervalMs : '',
+        ownerId,
+        this.limits.maxActivePerOwner,
+        this.keys.taskChannel(taskId),
+        JSON.stringify(extra),
+        kind === 'task' ? '1' : '0',
+      ],
+    );
+    if (reply[0] === ScriptCode.LimitExceeded) throw taskLimitExceeded(this.limits.maxActivePerOwner);
+    if (reply[0] === ScriptCode.AlreadyExists) {
+      throw new TaskgateError('TASK_ID_COLLISION', 'a freshly generated task id already exists');
+    }
+    return {
+      ...this.#snapshot(reply),
+      ownerId,
+      ...(input.progressToken !== undefined && { progressToken: input.progressToken }),
+    };
+  }
+
+  /** The caller's task (GET-1), or -32602 when it is unknown, expired or another owner's (ERR-1, SEC-1). */
+  async get(owner: string, taskId: string): Promise<Task> {
+    return toTask(await this.getOwned(owner, taskId));
+  }
+
+  /** Like `get`, with the broker-side fields. */
+  async getOwned(owner: string, taskId: string): Promise<StoredTask> {
+    const ownerId = Keys.ownerId(owner);
+    const record = isTaskIdShape(taskId) ? await this.read(taskId) : undefined;
+    if (record !== undefined && record.ownerId === ownerId) return record;
+    if (record === undefined && isTaskIdShape(taskId)) {
+      const expiry = await this.#redis.zscore(this.keys.ownerTasks(ownerId), taskId);
+      if (expiry !== null) throw taskExpired();
+    }
+    throw taskNotFound();
+  }
+
+  /** A task record by id with no owner check, for workers and the broker itself. */
+  async read(taskId: string): Promise<StoredTask | undefined> {
+    return recordFromValues(taskId, await this.#redis.hmget(this.keys.task(taskId), ...RECORD_FIELDS));
+  }
+
+  /** The stored outcome of the caller's task, with the task; `outcome` is absent until the task finished. */
+  async outcome(owner: string, taskId: string): Promise<{ task: StoredTask; outcome?: TaskOutcome }> {
+    const task = await this.getOwned(owner, taskId);
+    const raw = await this.#redis.hget(this.keys.task(taskId), 'outcome');
+    return raw === null ? { task } : { task, outcome: JSON.parse(raw) as TaskOutcome };
+  }
+
+  /**
+   * One page of the caller's tasks (LST-1, LST-2) after `cursor`. Pages are at most `limits.pageSize` long,
+   * never repeat a task, skip expired ones and carry `nextCursor` while more remain.
+   */
+  async list(owner: string, cursor?: string): Promise<TaskPage> {
+    const ownerId = Keys.ownerId(owner);
+    const after = cursor === undefined ? undefined : this.#cursors.decode(ownerId, cursor);
+    const size = this.limits.pageSize;
+    const indexKey = this.keys.ownerTasks(ownerId);
+    const entries = (await this.#run('listPage', [indexKey], [size, after?.score ?? '', after?.id ?? ''])) as string[];
+    const ids: string[] = [];
+    for (let i = 0; i < entries.length && ids.length < size; i += 2) ids.push(entries[i] as string);
+    const more = entries.length > size * 2;
+
+    const pipeline = this.#redis.pipeline();
+    for (const id of ids) pipeline.hmget(this.keys.task(id), ...RECORD_FIELDS);
+    const replies = (await pipeline.exec()) ?? [];
+    const tasks: Task[] = [];
+    const gone: string[] = [];
+    ids.forEach((id, i) => {
+      const record = recordFromValues(id, replies[i]?.[1] as (string | null)[] | undefined);
+      if (record === undefined) gone.push(id);
+      else if (record.ownerId === ownerId) tasks.push(toTask(record));
+    });
+    // Hashes that Redis expired a moment before the index entry: drop the stale entries.
+    if (gone.length > 0) await this.#redis.zrem(indexKey, ...gone);
+
+    if (!more) return { tasks };
+    const lastIndex = (ids.length - 1) * 2;
+    const position = { id: entries[lastIndex] as string, score: Number(entries[lastIndex + 1]) };
+    return { tasks, nextCursor: this.#cursors.encode(ownerId, position) };
+  }
+
+  /**
+   * Cancels the caller's task (CNL-2): `cancelled` before this returns. A terminal task answers -32602 with
+   * the spec's message (CNL-1); an unknown or foreign one answers like a missing one.
+   */
+  async cancel(owner: string, taskId: string, statusMessage = 'Cancelled by the requestor'): Promise<Task> {
+    const ownerId = Keys.ownerId(owner);
+    if (!isTaskIdShape(taskId)) throw taskNotFound();
+    const result = await this.#transition('cancelTask', { taskId, ownerId }, [ownerId, statusMessage], true);
+    if (result.ok) return toTask(result.task);
+    if (result.reason === 'terminal') throw cannotCancelTerminal(result.status);
+    // Missing or foreign: let `getOwned` tell an expired task from an unknown one.
+    await this.getOwned(owner, taskId);
+    throw taskNotFound();
+  }
+
+  /** Cancels a task on the broker's own behalf (a dropped direct call, an expired job). */
+  cancelAsBroker(ref: TaskRef, statusMessage: string): Promise<TransitionResult> {
+    return this.#transition('cancelTask', ref, ['', statusMessage], true);
+  }
+
+  /** A worker took the task's job: refused when the task is already terminal or gone (the job does nothing). */
+  start(ref: TaskRef, attempt: number): Promise<TransitionResult> {
+    return this.#transition('startTask', ref, [attempt]);
+  }
+
+  /** working → input_required (INP-1). */
+  requireInput(ref: TaskRef, statusMessage?: string): Promise<TransitionResult> {
+    return this.#transition('requireInput', ref, [statusMessage ?? '']);
+  }
+
+  /** input_required → working (INP-4). */
+  resume(ref: TaskRef, statusMessage?: string): Promise<TransitionResult> {
+    return this.#transition('resumeTask', ref, [statusMessage ?? '']);
+  }
+
+  /** Replaces the status message of a live task. */
+  setStatusMessage(ref: TaskRef, statusMessage: string): Promise<TransitionResult> {
+    return this.#transition('setStatusMessage', ref, [statusMessage]);
+  }
+
+  /**
+   * Stores the exact outcome and moves the task to `completed`, or to `failed` for a JSON-RPC error or an
+   * `isError` result (ERR-4). A task that is terminal already (cancelled, CNL-3) keeps its state.
+   */
+  finish(ref: TaskRef, outcome: TaskOutcome, statusMessage?: string): Promise<TransitionResult> {
+    const failed = 'error' in outcome || outcome.result.isError === true;
+    const message = statusMessage ?? ('error' in outcome ? outcome.error.message : '');
+    return this.#transition(
+      'finishTask',
+      ref,
+      [failed ? 'failed' : 'completed', JSON.stringify(outcome), message],
+      true,
+    );
+  }
+
+  async #transition(
+    name: ScriptName,
+    ref: TaskRef,
+    args: (string | number)[],
+    touchesActive = false,
+  ): Promise<TransitionResult> {
+    const keys = [this.keys.task(ref.taskId)];
+    if (touchesActive) keys.push(this.keys.ownerActive(ref.ownerId));
+    const reply = await this.#script(name, keys, [ref.taskId, this.keys.taskChannel(ref.taskId), ...args]);
+    switch (reply[0]) {
+      case ScriptCode.Ok:
+        return { ok: true, task: this.#snapshot(reply) };
+      case ScriptCode.NotFound:
+        return { ok: false, reason: 'not_found' };
+      case ScriptCode.Terminal:
+        return { ok: false, reason: 'terminal', status: reply[1] as TaskStatus };
+      case ScriptCode.IllegalTransition:
+        return { ok: false, reason: 'illegal', status: reply[1] as TaskStatus };
+      default:
+        throw new TaskgateError('UNEXPECTED_SCRIPT_REPLY', `${name} replied ${JSON.stringify(reply)}`);
+    }
+  }
+
+  async #script(name: ScriptName, keys: string[], args: (string | number)[]): Promise<[number, string?]> {
+    const reply = await this.#run(name, keys, args);
+    if (!Array.isArray(reply) || typeof reply[0] !== 'number') {
+      throw new TaskgateError('UNEXPECTED_SCRIPT_REPLY', `${name} replied ${JSON.stringify(reply)}`);
+    }
+    return reply as [number, string?];
+  }
+
+  #snapshot(reply: [number, string?]): StoredTask {
+    const fields = JSON.parse(reply[1] ?? '{}') as Record<string, string> & { taskId: string };
+    return recordFromFields(fields.taskId, fields);
+  }
+}
