@@ -1,20 +1,11 @@
-import { fileURLToPath } from 'node:url';
 import type { ViteUserConfig } from 'vitest/config';
 
-const here = (path: string): string => fileURLToPath(new URL(path, import.meta.url));
-
-/**
- * Settings every test project shares. Workspace packages resolve to their sources, so tests never
- * depend on a stale `dist/`; multi-process tests that fork Node processes use the built output instead.
- */
+/** Settings every test project shares. */
 export const sharedTestConfig = {
-  resolve: {
-    alias: {
-      '@taskgate/protocol': here('./packages/protocol/src/index.ts'),
-      '@taskgate/core': here('./packages/core/src/index.ts'),
-      '@taskgate/test-harness': here('./test/harness/src/index.ts'),
-    },
-  },
+  // Workspace packages resolve to their sources (the `taskgate-source` export condition), so tests never
+  // depend on a stale `dist/`; forked processes get the same through SOURCE_EXEC_ARGV of the harness.
+  resolve: { conditions: ['taskgate-source'] },
+  ssr: { resolve: { conditions: ['taskgate-source'], externalConditions: ['taskgate-source'] } },
   test: {
     pool: 'forks',
     testTimeout: 30_000,

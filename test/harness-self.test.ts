@@ -18,6 +18,7 @@ describe('test harness', () => {
     await server.stop();
     expect(() => process.kill(server.pid, 0)).toThrow();
     const client = new Redis({ port: server.port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    client.on('error', () => {});
     await expect(client.connect()).rejects.toThrow();
     client.disconnect();
   });

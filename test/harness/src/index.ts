@@ -7,3 +7,4 @@ export {
   startRedis,
 } from './redis-server.js';
 export { type RedisFixture, useRedis } from './use-redis.js';
+export { type ForkedProcess, forkNode, SOURCE_EXEC_ARGV } from './fork-node.js';

@@ -1,0 +1,53 @@
+import { type ChildProcess, fork } from 'node:child_process';
+
+/** Node options that run a TypeScript entry point straight from the workspace sources (no build needed). */
+export const SOURCE_EXEC_ARGV: readonly string[] = ['--conditions=taskgate-source', '--import', 'tsx'];
+
+export interface ForkedProcess extends AsyncDisposable {
+  readonly child: ChildProcess;
+  readonly pid: number;
+  /** Resolves with the exit code (or signal) once the process has ended. */
+  readonly exited: Promise<number | NodeJS.Signals>;
+  /** Everything the process wrote to stdout and stderr so far. */
+  output(): string;
+  /** Sends `signal` to the process by its pid and waits for it to end (SIGKILL after `graceMs`). */
+  stop(signal?: NodeJS.Signals, graceMs?: number): Promise<number | NodeJS.Signals>;
+}
+
+/** Forks a TypeScript (or JavaScript) module as a separate Node process running from sources. */
+export function forkNode(
+  entry: string,
+  args: readonly string[] = [],
+  env: Readonly<Record<string, string>> = {},
+): ForkedProcess {
+  const child = fork(entry, [...args], {
+    execArgv: [...SOURCE_EXEC_ARGV],
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const exited = new Promise<number | NodeJS.Signals>((resolve) => {
+    child.once('exit', (code, signal) => resolve(signal ?? code ?? 0));
+  });
+  const pid = child.pid ?? -1;
+  process.once('exit', () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM', graceMs = 5000): Promise<number | NodeJS.Signals> => {
+    if (child.exitCode !== null || child.signalCode !== null) return exited;
+    process.kill(pid, signal);
+    const timer = setTimeout(() => {
+      if (child.exitCode === null && child.signalCode === null) process.kill(pid, 'SIGKILL');
+    }, graceMs);
+    const result = await exited;
+    clearTimeout(timer);
+    return result;
+  };
+  return { child, pid, exited, output: () => output, stop, [Symbol.asyncDispose]: async () => void (await stop('SIGKILL')) };
+}
