@@ -1,6 +1,6 @@
 --[[
   Creates a task in status 'working' and indexes it under its owner, unless the owner already has the
-  maximum number of non-terminal tasks. Publishes the new task on its channel.
+  maximum number of non-terminal tasks. Publishes the new task on its channel (and its session's).
 
   Input:
     KEYS[1] task hash
@@ -13,7 +13,7 @@
     ARGV[4] owner id (digest)
     ARGV[5] max non-terminal tasks per owner (0 = unlimited)
     ARGV[6] channel
-    ARGV[7] JSON object of extra string fields (kind, session, tool, progressToken, ...)
+    ARGV[7] JSON object of extra string fields (kind, session, notify = session channel, tool, progressToken)
     ARGV[8] '1' to list the task under its owner, '0' to keep it out of tasks/list (direct calls)
 
   Output:
@@ -24,6 +24,7 @@
 --- @include "includes/codes"
 --- @include "includes/now"
 --- @include "includes/snapshot"
+--- @include "includes/changeTask"
 
 if redis.call('EXISTS', KEYS[1]) == 1 then return { ALREADY_EXISTS } end
 
@@ -62,5 +63,5 @@ if ARGV[8] == '1' then index(KEYS[2]) end
 index(KEYS[3])
 
 local snapshot = taskSnapshot(KEYS[1], ARGV[1])
-redis.call('PUBLISH', ARGV[6], snapshot)
+publishSnapshot(KEYS[1], ARGV[6], snapshot)
 return { OK, snapshot }

@@ -26,6 +26,16 @@ if rank then
   return redis.call('ZRANGE', KEYS[1], rank + 1, rank + 1 + size, 'WITHSCORES')
 end
 
+-- True when id a sorts after id b the way Redis orders members of equal score: by bytes. Lua's own string
+-- comparison follows the server's LC_COLLATE locale (Redis calls setlocale), which may order them differently.
+local function sortsAfter(a, b)
+  for i = 1, math.min(#a, #b) do
+    local x, y = string.byte(a, i), string.byte(b, i)
+    if x ~= y then return x > y end
+  end
+  return #a > #b
+end
+
 -- It was pruned: start at its score and skip the entries that sorted before it (same score, smaller id).
 local afterScore = tonumber(ARGV[2])
 local ties = redis.call('ZCOUNT', KEYS[1], ARGV[2], ARGV[2])
@@ -33,7 +43,7 @@ local candidates = redis.call('ZRANGE', KEYS[1], ARGV[2], '+inf', 'BYSCORE', 'LI
 local page = {}
 for i = 1, #candidates, 2 do
   local id, score = candidates[i], candidates[i + 1]
-  if (tonumber(score) > afterScore or id > ARGV[3]) and #page < (size + 1) * 2 then
+  if (tonumber(score) > afterScore or sortsAfter(id, ARGV[3])) and #page < (size + 1) * 2 then
     page[#page + 1] = id
     page[#page + 1] = score
   end

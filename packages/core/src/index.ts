@@ -10,8 +10,16 @@ export {
 } from './errors.js';
 export { type ChannelListener, EventBus } from './event-bus.js';
 export { isTaskIdShape, newTaskId } from './ids.js';
+export {
+  type InputAnswer,
+  InputRequests,
+  type InputRequestsOptions,
+  InputWaitError,
+  type WaitOptions,
+} from './input-requests.js';
 export { Keys } from './keys.js';
 export { ListCursorCodec, type ListPosition } from './list-cursor.js';
+export { type OutboxEntry, type OutboxMessage, TaskOutbox, type TaskOutboxOptions } from './outbox.js';
 export { ScriptCode } from './script-codes.js';
 export { loadScriptSource, SCRIPT_KEY_COUNTS, type ScriptName } from './scripts.js';
 export { DEFAULT_TASK_LIMITS, grantTtl, resolveTaskLimits, type TaskLimits } from './task-limits.js';
@@ -31,3 +39,5 @@ export {
   type TaskStoreOptions,
   type TransitionResult,
 } from './task-store.js';
+export { type CatalogEntry, ToolCatalog, type ToolCatalogOptions } from './tool-catalog.js';
+export { type ToolJobData, type ToolJobPolicy, ToolQueues, type ToolQueuesOptions } from './tool-queues.js';

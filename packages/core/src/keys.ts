@@ -14,9 +14,14 @@ export class Keys {
     }
   }
 
-  /** A stable, non-reversible id for an owner, safe to put in keys, logs and job data. */
+  /** A stable, non-reversible stand-in for a secret or personal value, safe in keys, logs and job data. */
+  static digest(value: string): string {
+    return createHash('sha256').update(value).digest('base64url').slice(0, 32);
+  }
+
+  /** The id of an owner (a principal, or a session id when auth is off) as keys and records hold it. */
   static ownerId(owner: string): string {
-    return createHash('sha256').update(owner).digest('base64url').slice(0, 32);
+    return Keys.digest(owner);
   }
 
   /** Hash holding one task's record. */
@@ -44,8 +49,48 @@ export class Keys {
     return `${this.prefix}:ch:task:${taskId}`;
   }
 
-  /** The key prefix of task channels, for scripts that build the channel name themselves. */
-  taskChannelPrefix(): string {
-    return `${this.prefix}:ch:task:`;
+  /** Pub/sub channel that carries every change of the tasks a session created (its GET stream's feed). */
+  sessionChannel(sessionId: string): string {
+    return `${this.prefix}:ch:session:${Keys.digest(sessionId)}`;
+  }
+
+  /** Pub/sub channel that announces new entries of a task's outbox (payload: the entry id). */
+  outboxChannel(taskId: string): string {
+    return `${this.prefix}:ch:outbox:${taskId}`;
+  }
+
+  /** Hash of one pending server-to-client request (elicitation, sampling) and, once given, its answer. */
+  inputRequest(requestId: string): string {
+    return `${this.prefix}:req:${requestId}`;
+  }
+
+  /** Pub/sub channel that announces the answer to one server-to-client request. */
+  inputRequestChannel(requestId: string): string {
+    return `${this.prefix}:ch:req:${requestId}`;
+  }
+
+  /** Hash of tool name → catalog entry (JSON), written by workers. */
+  toolCatalog(): string {
+    return `${this.prefix}:tools`;
+  }
+
+  /** Sorted set of tool name → last worker heartbeat (ms). */
+  toolsLive(): string {
+    return `${this.prefix}:tools:live`;
+  }
+
+  /** Pub/sub channel that announces changes of the tool catalog. */
+  toolsChannel(): string {
+    return `${this.prefix}:ch:tools`;
+  }
+
+  /** BullMQ's own key prefix for taskgate's queues. */
+  bullPrefix(): string {
+    return `${this.prefix}:bull`;
+  }
+
+  /** Default BullMQ queue name of a tool (BullMQ forbids ':' in queue names). */
+  static toolQueueName(tool: string): string {
+    return `tool.${tool}`;
   }
 }

@@ -13,6 +13,8 @@ export const SCRIPT_KEY_COUNTS = {
   finishTask: 2,
   cancelTask: 2,
   listPage: 1,
+  appendOutbox: 2,
+  answerInput: 1,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPT_KEY_COUNTS;

@@ -17,6 +17,7 @@ export interface TaskRecord {
   /** Starts at 1 and grows by one with every change. */
   readonly version: number;
   readonly kind: TaskKind;
+  /** Digest of the session that created the task (see `Keys.digest`). */
   readonly session?: string;
   readonly tool?: string;
 }

@@ -108,7 +108,10 @@ export class TaskStore {
     const extra = {
       kind,
       ...(input.tool !== undefined && { tool: input.tool }),
-      ...(input.session !== undefined && { session: input.session }),
+      ...(input.session !== undefined && {
+        session: Keys.digest(input.session),
+        notify: this.keys.sessionChannel(input.session),
+      }),
       ...(input.progressToken !== undefined && { progressToken: JSON.stringify(input.progressToken) }),
     };
     const taskId = newTaskId();

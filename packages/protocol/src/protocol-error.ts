@@ -1,11 +1,7 @@
 import { ErrorCode } from './error-codes.js';
+import type { JsonRpcErrorObject } from './jsonrpc.js';
 
-/** The body of a JSON-RPC error response: what a client sees. */
-export interface JsonRpcErrorObject {
-  code: number;
-  message: string;
-  data?: unknown;
-}
+export type { JsonRpcErrorObject } from './jsonrpc.js';
 
 /**
  * The one error that goes on the wire: a numeric JSON-RPC code, a message that says what went wrong and
@@ -30,18 +26,22 @@ export class ProtocolError extends Error {
       : { code: this.code, message: this.message, data: this.data };
   }
 
+  /** -32602: the params of a known method are missing or of the wrong type. */
   static invalidParams(message: string, data?: unknown): ProtocolError {
     return new ProtocolError(ErrorCode.InvalidParams, message, data);
   }
 
+  /** -32601: unknown method, or a task-augmentation mismatch on a tool (TOOL-3, TOOL-5). */
   static methodNotFound(message: string, data?: unknown): ProtocolError {
     return new ProtocolError(ErrorCode.MethodNotFound, message, data);
   }
 
+  /** -32600: the message is not a valid JSON-RPC request. */
   static invalidRequest(message: string, data?: unknown): ProtocolError {
     return new ProtocolError(ErrorCode.InvalidRequest, message, data);
   }
 
+  /** -32603: something failed on our side; the message must not leak internals. */
   static internal(message = 'Internal error', data?: unknown): ProtocolError {
     return new ProtocolError(ErrorCode.InternalError, message, data);
   }

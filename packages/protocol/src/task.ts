@@ -6,11 +6,14 @@ export const RELATED_TASK_META_KEY = 'io.modelcontextprotocol/related-task';
 /** `_meta` key a receiver may set on CreateTaskResult with text for the model (CRT-5). */
 export const MODEL_IMMEDIATE_RESPONSE_META_KEY = 'io.modelcontextprotocol/model-immediate-response';
 
+/** The five states of a task (LIF-1); `working` first (CRT-4). */
 export const TaskStatusSchema = z.enum(['working', 'input_required', 'completed', 'failed', 'cancelled']);
+/** A task status. */
 export type TaskStatus = z.infer<typeof TaskStatusSchema>;
 
 /** Terminal statuses never change again (LIF-1). */
 export const TERMINAL_STATUSES = ['completed', 'failed', 'cancelled'] as const satisfies readonly TaskStatus[];
+/** A status a task never leaves. */
 export type TerminalTaskStatus = (typeof TERMINAL_STATUSES)[number];
 
 /** True for `completed`, `failed` and `cancelled`. */
@@ -31,16 +34,19 @@ export const TaskSchema = z.object({
   pollInterval: z.number().optional(),
   statusMessage: z.string().optional(),
 });
+/** A task. */
 export type Task = z.infer<typeof TaskSchema>;
 
 /** `params.task` of a task-augmented request (CRT-1). */
 export const TaskMetadataSchema = z.object({
   ttl: z.number().optional(),
 });
+/** The `task` param of a task-augmented request. */
 export type TaskMetadata = z.infer<typeof TaskMetadataSchema>;
 
-/** `_meta[RELATED_TASK_META_KEY]`. */
+/** `_meta[RELATED_TASK_META_KEY]`: the task a message belongs to (META-1). */
 export const RelatedTaskMetadataSchema = z.object({
   taskId: z.string(),
 });
+/** The related-task `_meta` value. */
 export type RelatedTaskMetadata = z.infer<typeof RelatedTaskMetadataSchema>;

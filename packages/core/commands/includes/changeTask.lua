@@ -1,5 +1,12 @@
+-- Publishes a task's snapshot on its channel and, when the task has one, on its session's channel.
+local function publishSnapshot(taskKey, channel, snapshot)
+  redis.call('PUBLISH', channel, snapshot)
+  local notify = redis.call('HGET', taskKey, 'notify')
+  if notify then redis.call('PUBLISH', notify, snapshot) end
+end
+
 -- Applies field changes to a live task, bumps its version, stamps lastUpdatedAt and publishes the new
--- snapshot on the task's channel. Returns { OK, snapshot }.
+-- snapshot. Returns { OK, snapshot }.
 local function changeTask(taskKey, taskId, channel, fields)
   local now = nowMs()
   local args = { 'lastUpdatedAt', tostring(now) }
@@ -10,6 +17,6 @@ local function changeTask(taskKey, taskId, channel, fields)
   redis.call('HSET', taskKey, unpack(args))
   redis.call('HINCRBY', taskKey, 'version', 1)
   local snapshot = taskSnapshot(taskKey, taskId)
-  redis.call('PUBLISH', channel, snapshot)
+  publishSnapshot(taskKey, channel, snapshot)
   return { OK, snapshot }
 end

@@ -1,0 +1,125 @@
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { EventBus } from './event-bus.js';
+import { Keys } from './keys.js';
+import { ScriptCode } from './script-codes.js';
+import { scriptRunner } from './scripts.js';
+
+/** The requestor's answer to a server-to-client request: its JSON-RPC result, or its JSON-RPC error. */
+export type InputAnswer =
+  | { readonly result: Record<string, unknown> }
+  | { readonly error: { readonly code: number; readonly message: string; readonly data?: unknown } };
+
+export interface InputRequestsOptions {
+  readonly redis: Redis;
+  readonly bus: EventBus;
+  readonly keys?: Keys;
+}
+
+export interface WaitOptions {
+  readonly signal?: AbortSignal;
+  readonly timeoutMs: number;
+}
+
+/** Why waiting for an answer ended without one. */
+export class InputWaitError extends Error {
+  override readonly name = 'InputWaitError';
+
+  constructor(readonly reason: 'timeout' | 'aborted') {
+    super(reason === 'timeout' ? 'No answer arrived in time' : 'Waiting for an answer was aborted');
+  }
+}
+
+/**
+ * Server-to-client requests (elicitation, sampling) across processes: a worker registers a request and
+ * waits; the requestor's answer may reach any gateway, which records it here; the worker wakes through
+ * pub/sub, with a re-read after subscribing, after a reconnect and at intervals as safety nets.
+ */
+export class InputRequests {
+  readonly #redis: Redis;
+  readonly #bus: EventBus;
+  readonly #keys: Keys;
+  readonly #run: ReturnType<typeof scriptRunner>;
+
+  constructor(options: InputRequestsOptions) {
+    this.#redis = options.redis;
+    this.#bus = options.bus;
+    this.#keys = options.keys ?? new Keys();
+    this.#run = scriptRunner(options.redis);
+  }
+
+  /** Registers a pending request of a task; its id (≥128 random bits) is also the JSON-RPC id the client sees. */
+  async create(taskId: string, ownerId: string, method: string, lifetimeMs: number): Promise<string> {
+    const requestId = `in-${randomBytes(16).toString('base64url')}`;
+    const key = this.#keys.inputRequest(requestId);
+    await this.#redis
+      .multi()
+      .hset(key, 'taskId', taskId, 'owner', ownerId, 'method', method)
+      .pexpire(key, lifetimeMs)
+      .exec();
+    return requestId;
+  }
+
+  /** The task a pending request belongs to, if the request exists and belongs to `ownerId`. */
+  async taskOf(requestId: string, ownerId: string): Promise<string | undefined> {
+    const [taskId, owner] = await this.#redis.hmget(this.#keys.inputRequest(requestId), 'taskId', 'owner');
+    return owner === ownerId && taskId !== null ? taskId : undefined;
+  }
+
+  /**
+   * Records an answer from the task owner's session. `not_found` covers unknown, expired and foreign
+   * requests alike; `duplicate` means an answer was recorded before (the first one wins).
+   */
+  async answer(requestId: string, ownerId: string, answer: InputAnswer): Promise<'ok' | 'not_found' | 'duplicate'> {
+    const reply = (await this.#run(
+      'answerInput',
+      [this.#keys.inputRequest(requestId)],
+      [this.#keys.inputRequestChannel(requestId), ownerId, JSON.stringify(answer)],
+    )) as [number, string?];
+    if (reply[0] === ScriptCode.Ok) return 'ok';
+    return reply[0] === ScriptCode.Terminal ? 'duplicate' : 'not_found';
+  }
+
+  /** Waits for the answer to a request; rejects with InputWaitError on timeout or abort. */
+  async waitForAnswer(requestId: string, options: WaitOptions): Promise<InputAnswer> {
+    const key = this.#keys.inputRequest(requestId);
+    return await new Promise<InputAnswer>((resolve, reject) => {
+      let settled = false;
+      const cleanups: (() => unknown)[] = [];
+      const finish = (outcome: () => void): void => {
+        if (settled) return;
+        settled = true;
+        for (const cleanup of cleanups) cleanup();
+        outcome();
+      };
+      const accept = (raw: string | null): void => {
+        if (raw !== null) finish(() => resolve(JSON.parse(raw) as InputAnswer));
+      };
+      const reread = (): void => {
+        this.#redis.hget(key, 'answer').then(accept, () => {});
+      };
+
+      if (options.signal?.aborted) return finish(() => reject(new InputWaitError('aborted')));
+      const onAbort = (): void => finish(() => reject(new InputWaitError('aborted')));
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      cleanups.push(() => options.signal?.removeEventListener('abort', onAbort));
+
+      const timer = setTimeout(() => finish(() => reject(new InputWaitError('timeout'))), options.timeoutMs);
+      const safetyNet = setInterval(reread, Math.min(5000, Math.max(250, options.timeoutMs / 4)));
+      cleanups.push(
+        () => clearTimeout(timer),
+        () => clearInterval(safetyNet),
+      );
+      cleanups.push(this.#bus.onReconnect(reread));
+
+      this.#bus.subscribe(this.#keys.inputRequestChannel(requestId), accept).then(
+        (unsubscribe) => {
+          if (settled) return void unsubscribe();
+          cleanups.push(unsubscribe);
+          reread(); // an answer recorded before the subscription was live
+        },
+        () => reread(),
+      );
+    });
+  }
+}

@@ -1,0 +1,63 @@
+import type { Redis } from 'ioredis';
+import { Keys } from './keys.js';
+import { ScriptCode } from './script-codes.js';
+import { scriptRunner } from './scripts.js';
+
+/** A server-to-client message produced while a task runs, waiting for a stream to deliver it. */
+export type OutboxMessage =
+  | { readonly type: 'progress'; readonly progress: number; readonly total?: number; readonly message?: string }
+  | { readonly type: 'log'; readonly level: string; readonly logger?: string; readonly data: unknown }
+  | {
+      readonly type: 'request';
+      /** Also the JSON-RPC id the client answers with. */
+      readonly requestId: string;
+      readonly method: 'elicitation/create' | 'sampling/createMessage';
+      readonly params: Record<string, unknown>;
+    };
+
+export interface OutboxEntry {
+  /** Stream entry id: order and resume position. */
+  readonly id: string;
+  readonly message: OutboxMessage;
+}
+
+export interface TaskOutboxOptions {
+  readonly redis: Redis;
+  readonly keys?: Keys;
+  /** Approximate number of entries a task's outbox keeps (older ones are trimmed). */
+  readonly maxEntries?: number;
+}
+
+/**
+ * Each task's outbox: a Redis stream of progress, log messages and input requests, in order, that any
+ * gateway can relay from any position. Appends are announced on the task's outbox channel.
+ */
+export class TaskOutbox {
+  readonly #redis: Redis;
+  readonly #keys: Keys;
+  readonly #run: ReturnType<typeof scriptRunner>;
+  readonly #maxEntries: number;
+
+  constructor(options: TaskOutboxOptions) {
+    this.#redis = options.redis;
+    this.#keys = options.keys ?? new Keys();
+    this.#run = scriptRunner(options.redis);
+    this.#maxEntries = options.maxEntries ?? 1000;
+  }
+
+  /** Appends a message; resolves to its entry id, or undefined when the task no longer exists. */
+  async append(taskId: string, message: OutboxMessage): Promise<string | undefined> {
+    const reply = (await this.#run(
+      'appendOutbox',
+      [this.#keys.task(taskId), this.#keys.taskOutbox(taskId)],
+      [this.#keys.outboxChannel(taskId), JSON.stringify(message), this.#maxEntries],
+    )) as [number, string?];
+    return reply[0] === ScriptCode.Ok ? reply[1] : undefined;
+  }
+
+  /** Entries after `afterId` ('0' for all), oldest first, at most `count`. */
+  async read(taskId: string, afterId = '0', count = 100): Promise<OutboxEntry[]> {
+    const rows = await this.#redis.xrange(this.#keys.taskOutbox(taskId), `(${afterId}`, '+', 'COUNT', count);
+    return rows.map(([id, fields]) => ({ id, message: JSON.parse(fields[1] ?? 'null') as OutboxMessage }));
+  }
+}

@@ -1,0 +1,86 @@
+import { type JobsOptions, Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { Keys } from './keys.js';
+
+/** What a tool job carries. No tokens or secrets: the owner is a digest, the principal a name. */
+export interface ToolJobData {
+  readonly taskId: string;
+  readonly ownerId: string;
+  readonly tool: string;
+  readonly arguments: Record<string, unknown>;
+  /** The authenticated principal's name, when auth is on. */
+  readonly principal?: string;
+  /** The client's declared capabilities and implementation info, from its session. */
+  readonly client?: { readonly capabilities: Record<string, unknown>; readonly info?: Record<string, unknown> };
+}
+
+/** How BullMQ should run one tool's jobs. */
+export interface ToolJobPolicy {
+  readonly queue: string;
+  readonly attempts: number;
+  /** Delay before a retry (ms), doubled per attempt. */
+  readonly backoffMs?: number;
+}
+
+export interface ToolQueuesOptions {
+  /** Connection BullMQ's queues share (BullMQ requires maxRetriesPerRequest: null on it). */
+  readonly connection: Redis;
+  readonly keys?: Keys;
+}
+
+/**
+ * The broker's side of BullMQ: one queue per tool (by default), job id = task id, so a job can always be
+ * found, removed or deduplicated by its task. Completed jobs are removed at once (the task record holds
+ * the outcome); failed ones are kept briefly for operators.
+ */
+export class ToolQueues {
+  readonly #queues = new Map<string, Queue>();
+  readonly #connection: Redis;
+  readonly #keys: Keys;
+
+  constructor(options: ToolQueuesOptions) {
+    this.#connection = options.connection;
+    this.#keys = options.keys ?? new Keys();
+  }
+
+  /** The queue with this name (created on first use and kept). */
+  queue(name: string): Queue {
+    let queue = this.#queues.get(name);
+    if (queue === undefined) {
+      queue = new Queue(name, { connection: this.#connection, prefix: this.#keys.bullPrefix() });
+      this.#queues.set(name, queue);
+    }
+    return queue;
+  }
+
+  /** Enqueues the job of a task; enqueuing the same task twice is a no-op (job id = task id). */
+  async enqueue(policy: ToolJobPolicy, data: ToolJobData): Promise<void> {
+    const options: JobsOptions = {
+      jobId: data.taskId,
+      attempts: Math.max(1, policy.attempts),
+      removeOnComplete: true,
+      removeOnFail: { age: 24 * 3600, count: 1000 },
+      ...(policy.backoffMs !== undefined && { backoff: { type: 'exponential', delay: policy.backoffMs } }),
+    };
+    await this.queue(policy.queue).add(data.tool, data, options);
+  }
+
+  /** Removes a task's job if it has not started yet (a cancelled task's job need not wait its turn). */
+  async removeWaiting(queueName: string, taskId: string): Promise<boolean> {
+    const job = await this.queue(queueName).getJob(taskId);
+    if (job === undefined) return false;
+    const state = await job.getState();
+    if (state !== 'waiting' && state !== 'delayed' && state !== 'prioritized') return false;
+    // remove() refuses a job that a worker locked in the meantime; the worker then skips the cancelled task.
+    return await job.remove().then(
+      () => true,
+      () => false,
+    );
+  }
+
+  /** Closes every queue this facade opened. */
+  async close(): Promise<void> {
+    await Promise.all([...this.#queues.values()].map((queue) => queue.close()));
+    this.#queues.clear();
+  }
+}
