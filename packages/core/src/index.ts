@@ -9,6 +9,7 @@ export {
   taskNotFound,
 } from './errors.js';
 export { type ChannelListener, EventBus } from './event-bus.js';
+export { EventLog, type EventLogOptions, type LoggedEvent } from './event-log.js';
 export { isTaskIdShape, newTaskId } from './ids.js';
 export {
   type InputAnswer,

@@ -93,4 +93,9 @@ export class Keys {
   static toolQueueName(tool: string): string {
     return `tool.${tool}`;
   }
+
+  /** Stream of the events of one SSE response or GET stream, for `Last-Event-ID` resumption on any pod. */
+  sseStream(streamId: string): string {
+    return `${this.prefix}:sse:${streamId}`;
+  }
 }
