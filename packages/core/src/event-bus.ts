@@ -47,11 +47,19 @@ export class EventBus {
       const subscribed = this.#subscriber.subscribe(channel);
       entry = { listeners: new Set(), subscribed };
       this.#channels.set(channel, entry);
-      // A failed SUBSCRIBE is retried after a reconnect (autoResubscribe); callers see it through `await`.
+      // Callers see a failed SUBSCRIBE through `await` below; this only keeps it from being unhandled.
       subscribed.catch(() => {});
     }
     entry.listeners.add(listener);
-    await entry.subscribed;
+    try {
+      await entry.subscribed;
+    } catch (error) {
+      // A SUBSCRIBE that failed (e.g. retries exhausted during an outage) is not resent by ioredis: forget the
+      // entry, or every later subscribe() to this channel would get the stale rejection and never be live.
+      entry.listeners.delete(listener);
+      if (this.#channels.get(channel) === entry) this.#channels.delete(channel);
+      throw error;
+    }
     let removed = false;
     return async () => {
       if (removed) return;

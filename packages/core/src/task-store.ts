@@ -80,6 +80,15 @@ function recordFromValues(taskId: string, values: readonly (string | null)[] | u
   return recordFromFields(taskId, fields);
 }
 
+/** A short diagnostic for a failed task (ERR-4): the error's message, or the first text of an error result. */
+function diagnosticMessage(outcome: TaskOutcome): string {
+  if ('error' in outcome) return outcome.error.message;
+  const content = outcome.result.content;
+  const first = Array.isArray(content) ? (content[0] as { type?: unknown; text?: unknown } | undefined) : undefined;
+  const text = first?.type === 'text' && typeof first.text === 'string' ? first.text : 'The tool reported an error';
+  return text.length > 500 ? `${text.slice(0, 497)}...` : text;
+}
+
 /**
  * Task records in Redis with an atomic lifecycle: every change is one Lua script that refuses illegal moves,
  * never touches a terminal task, bumps the version and publishes the new state on the task's channel.
@@ -189,7 +198,9 @@ export class TaskStore {
     const tasks: Task[] = [];
     const gone: string[] = [];
     ids.forEach((id, i) => {
-      const record = recordFromValues(id, replies[i]?.[1] as (string | null)[] | undefined);
+      const [error, values] = replies[i] ?? [null, undefined];
+      if (error) throw error;
+      const record = recordFromValues(id, values as (string | null)[] | undefined);
       if (record === undefined) gone.push(id);
       else if (record.ownerId === ownerId) tasks.push(toTask(record));
     });
@@ -248,7 +259,7 @@ export class TaskStore {
    */
   finish(ref: TaskRef, outcome: TaskOutcome, statusMessage?: string): Promise<TransitionResult> {
     const failed = 'error' in outcome || outcome.result.isError === true;
-    const message = statusMessage ?? ('error' in outcome ? outcome.error.message : '');
+    const message = statusMessage ?? (failed ? diagnosticMessage(outcome) : '');
     return this.#transition(
       'finishTask',
       ref,

@@ -47,3 +47,71 @@ describe('TaskStore', () => {
     expect(seen.sort()).toEqual([...ids].sort());
   });
 });
+
+describe('TaskStore records', () => {
+  const redis = useRedis();
+  const store = () =>
+    new TaskStore({ redis: redis.connect(), keys: new Keys(redis.prefix), cursorSecret: 'x'.repeat(32) });
+
+  it('[ERR-4] a JSON-RPC error or an isError result fails the task; the exact outcome is stored', async () => {
+    const s = store();
+    const error = { error: { code: -32603, message: 'Upstream API timed out', data: { after: 30 } } };
+    const isError = { result: { content: [{ type: 'text', text: 'bad input' }], isError: true } };
+    const ok = { result: { content: [{ type: 'text', text: 'fine' }], structuredContent: { n: 1 } } };
+    const cases = [
+      [error, 'failed', 'Upstream API timed out'],
+      [isError, 'failed', 'bad input'],
+      [ok, 'completed', undefined],
+    ] as const;
+    for (const [outcome, status, statusMessage] of cases) {
+      const task = await s.create({ owner: 'alice' });
+      const done = await s.finish({ taskId: task.taskId, ownerId: task.ownerId }, outcome);
+      expect(done.ok && done.task.status).toBe(status);
+      const stored = await s.outcome('alice', task.taskId);
+      expect(stored.outcome).toEqual(outcome);
+      expect(stored.task.statusMessage).toBe(statusMessage);
+      expect((await s.get('alice', task.taskId)).status).toBe(status);
+    }
+    // An explicit diagnostic wins over the error's own message.
+    const task = await s.create({ owner: 'alice' });
+    await s.finish({ taskId: task.taskId, ownerId: task.ownerId }, isError, 'The tool reported an error');
+    expect((await s.get('alice', task.taskId)).statusMessage).toBe('The tool reported an error');
+  });
+
+  it('keeps broker-side fields (tool, kind, progress token, attempt) out of the wire Task', async () => {
+    const s = store();
+    for (const progressToken of [7, 'tok-1']) {
+      const created = await s.create({ owner: 'alice', tool: 'resize', progressToken, kind: 'direct' });
+      await s.start({ taskId: created.taskId, ownerId: created.ownerId }, 3);
+      const stored = await s.getOwned('alice', created.taskId);
+      expect(stored).toMatchObject({ tool: 'resize', progressToken, kind: 'direct', attempt: 3, version: 2 });
+      expect(stored.ownerId).toBe(Keys.ownerId('alice'));
+      expect(Object.keys(await s.get('alice', created.taskId)).sort()).toEqual(
+        ['createdAt', 'lastUpdatedAt', 'pollInterval', 'status', 'taskId', 'ttl'].sort(),
+      );
+    }
+  });
+
+  it("publishes every change once on the task channel and once on its session's channel, never the raw session id", async () => {
+    const s = store();
+    const conn = redis.connect();
+    const subscriber = redis.connect();
+    const session = `secret-session-${redis.prefix}`;
+    const seen: [string, string][] = [];
+    subscriber.on('pmessage', (_p: string, channel: string, message: string) => seen.push([channel, message]));
+    await subscriber.psubscribe(`${redis.prefix}:*`);
+    const task = await s.create({ owner: 'alice', session });
+    const ref = { taskId: task.taskId, ownerId: task.ownerId };
+    await s.requireInput(ref, 'need input');
+    await s.cancel('alice', task.taskId);
+    const sync = `${redis.prefix}:sync`;
+    await conn.publish(sync, 'end');
+    await expect.poll(() => seen.at(-1)?.[0]).toBe(sync);
+    const versions = (channel: string) => seen.filter(([c]) => c === channel).map(([, m]) => JSON.parse(m).version);
+    expect(versions(s.keys.taskChannel(task.taskId))).toEqual(['1', '2', '3']);
+    expect(versions(s.keys.sessionChannel(session))).toEqual(['1', '2', '3']);
+    expect(seen).toHaveLength(7);
+    const everything = JSON.stringify([seen, await conn.keys('*'), await conn.hgetall(s.keys.task(task.taskId))]);
+    expect(everything).not.toContain(session);
+  });
+});
