@@ -1,6 +1,6 @@
+import { startRedis, useRedis } from '@taskgate/test-harness';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { startRedis, useRedis } from '@taskgate/test-harness';
 
 describe('test harness', () => {
   const redis = useRedis();
@@ -17,7 +17,12 @@ describe('test harness', () => {
     expect(() => process.kill(server.pid, 0)).not.toThrow();
     await server.stop();
     expect(() => process.kill(server.pid, 0)).toThrow();
-    const client = new Redis({ port: server.port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const client = new Redis({
+      port: server.port,
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     client.on('error', () => {});
     await expect(client.connect()).rejects.toThrow();
     client.disconnect();

@@ -49,5 +49,12 @@ export function forkNode(
     clearTimeout(timer);
     return result;
   };
-  return { child, pid, exited, output: () => output, stop, [Symbol.asyncDispose]: async () => void (await stop('SIGKILL')) };
+  return {
+    child,
+    pid,
+    exited,
+    output: () => output,
+    stop,
+    [Symbol.asyncDispose]: async () => void (await stop('SIGKILL')),
+  };
 }

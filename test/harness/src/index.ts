@@ -1,3 +1,4 @@
+export { type ForkedProcess, forkNode, SOURCE_EXEC_ARGV } from './fork-node.js';
 export { uniquePrefix } from './prefix.js';
 export {
   assertRedisServerAvailable,
@@ -7,4 +8,3 @@ export {
   startRedis,
 } from './redis-server.js';
 export { type RedisFixture, useRedis } from './use-redis.js';
-export { type ForkedProcess, forkNode, SOURCE_EXEC_ARGV } from './fork-node.js';

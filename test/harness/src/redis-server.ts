@@ -126,7 +126,10 @@ function serverHandle(child: ChildProcess, port: number, dir: string): RedisServ
 function waitForReady(child: ChildProcess, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     let output = '';
-    const timer = setTimeout(() => fail(new Error(`redis-server on port ${port} did not start in 10 s:\n${output}`)), 10_000);
+    const timer = setTimeout(
+      () => fail(new Error(`redis-server on port ${port} did not start in 10 s:\n${output}`)),
+      10_000,
+    );
     const fail = (error: Error): void => {
       clearTimeout(timer);
       reject(error);
