@@ -21,8 +21,25 @@ export {
 export { Keys } from './keys.js';
 export { ListCursorCodec, type ListPosition } from './list-cursor.js';
 export { type OutboxEntry, type OutboxMessage, TaskOutbox, type TaskOutboxOptions } from './outbox.js';
+export {
+  assertRedisServerAvailable,
+  freePort,
+  type RedisServer,
+  type StartRedisOptions,
+  startRedisServer,
+} from './redis-server.js';
 export { ScriptCode } from './script-codes.js';
 export { loadScriptSource, SCRIPT_KEY_COUNTS, type ScriptName } from './scripts.js';
+export {
+  type CreateSessionInput,
+  isSessionIdShape,
+  type LeaseResult,
+  newSessionId,
+  SESSION_ENDED,
+  type SessionRecord,
+  SessionStore,
+  type SessionStoreOptions,
+} from './session-store.js';
 export { DEFAULT_TASK_LIMITS, grantTtl, resolveTaskLimits, type TaskLimits } from './task-limits.js';
 export {
   recordFromFields,

@@ -7,4 +7,10 @@ export {
   type StartRedisOptions,
   startRedis,
 } from './redis-server.js';
+export {
+  type ProxiedRequest,
+  type ProxyRoute,
+  type RoundRobinProxy,
+  startRoundRobinProxy,
+} from './round-robin-proxy.js';
 export { type RedisFixture, useRedis } from './use-redis.js';
