@@ -69,6 +69,21 @@ export class Keys {
     return `${this.prefix}:ch:req:${requestId}`;
   }
 
+  /** Hash of one MCP session. Keyed by a digest: a session id is a bearer secret and never appears in a key. */
+  session(sessionId: string): string {
+    return `${this.prefix}:session:${Keys.digest(sessionId)}`;
+  }
+
+  /** Lease naming the one open GET stream of a session (its value is the stream's id). */
+  sessionStream(sessionId: string): string {
+    return `${this.prefix}:session:${Keys.digest(sessionId)}:stream`;
+  }
+
+  /** The hidden task that runs a session's direct (non-task) `tools/call`, by the call's JSON-RPC id. */
+  clientCall(sessionId: string, requestId: string | number): string {
+    return `${this.prefix}:call:${Keys.digest(sessionId)}:${Keys.digest(JSON.stringify(requestId))}`;
+  }
+
   /** Hash of tool name → catalog entry (JSON), written by workers. */
   toolCatalog(): string {
     return `${this.prefix}:tools`;

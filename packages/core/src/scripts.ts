@@ -15,6 +15,7 @@ export const SCRIPT_KEY_COUNTS = {
   listPage: 1,
   appendOutbox: 2,
   answerInput: 1,
+  streamLease: 2,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPT_KEY_COUNTS;

@@ -10,6 +10,8 @@ export interface CatalogEntry {
   readonly queue: string;
   /** Executions per task before it fails (BullMQ attempts). */
   readonly attempts: number;
+  /** Delay before a retry (ms), doubled per attempt; whoever enqueues passes it on (ToolJobPolicy.backoffMs). */
+  readonly backoffMs?: number;
 }
 
 export interface ToolCatalogOptions {

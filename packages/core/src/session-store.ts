@@ -1,0 +1,174 @@
+import { randomBytes } from 'node:crypto';
+import { type LoggingLevel, LoggingLevelSchema } from '@taskgate/protocol';
+import type { Redis } from 'ioredis';
+import { TaskgateError } from './errors.js';
+import { Keys } from './keys.js';
+import { ScriptCode } from './script-codes.js';
+import { scriptRunner } from './scripts.js';
+
+/** A new MCP session id: 256 random bits, base64url (visible ASCII only, as Streamable HTTP requires). */
+export function newSessionId(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** True when a header value could be a session id we issued (cheap rejection before Redis). */
+export function isSessionIdShape(value: string): boolean {
+  return /^[A-Za-z0-9_-]{32,128}$/.test(value);
+}
+
+/** One MCP session as Redis holds it. */
+export interface SessionRecord {
+  readonly sessionId: string;
+  /** Digest of the principal the session belongs to (`Keys.digest`); absent when auth is off. */
+  readonly principalId?: string;
+  /** The protocol revision negotiated at initialize. */
+  readonly protocolVersion: string;
+  readonly clientCapabilities: Record<string, unknown>;
+  readonly clientInfo?: Record<string, unknown>;
+  /** Least severe log level the client wants (`logging/setLevel`); absent until it asks. */
+  readonly logLevel?: LoggingLevel;
+  /** ms since the epoch. */
+  readonly createdAt: number;
+}
+
+export interface CreateSessionInput {
+  /** The authenticated principal; the session is bound to it. Absent when auth is off. */
+  readonly principal?: string;
+  readonly protocolVersion: string;
+  readonly clientCapabilities: Record<string, unknown>;
+  readonly clientInfo?: Record<string, unknown>;
+}
+
+export interface SessionStoreOptions {
+  readonly redis: Redis;
+  readonly keys?: Keys;
+  /** A session ends after this long without a request or an open GET stream (ms, sliding). */
+  readonly idleTtlMs: number;
+}
+
+/** What a stream lease operation found. */
+export type LeaseResult = 'ok' | 'session_gone' | 'held_elsewhere';
+
+/**
+ * MCP sessions in Redis, so that any gateway answers any request of any session: one hash per session with a
+ * sliding idle expiry, keyed by a digest of the id. `end` publishes on the session's channel so that its
+ * GET stream closes on whichever gateway holds it.
+ */
+export class SessionStore {
+  readonly idleTtlMs: number;
+  readonly #redis: Redis;
+  readonly #keys: Keys;
+  readonly #run: ReturnType<typeof scriptRunner>;
+
+  constructor(options: SessionStoreOptions) {
+    if (!Number.isSafeInteger(options.idleTtlMs) || options.idleTtlMs <= 0) {
+      throw new TaskgateError('INVALID_CONFIG', `idleTtlMs must be a positive integer, got ${options.idleTtlMs}`);
+    }
+    this.#redis = options.redis;
+    this.#keys = options.keys ?? new Keys();
+    this.idleTtlMs = options.idleTtlMs;
+    this.#run = scriptRunner(options.redis);
+  }
+
+  /** Stores a new session and returns it. */
+  async create(input: CreateSessionInput): Promise<SessionRecord> {
+    const record: SessionRecord = {
+      sessionId: newSessionId(),
+      ...(input.principal !== undefined && { principalId: Keys.digest(input.principal) }),
+      protocolVersion: input.protocolVersion,
+      clientCapabilities: input.clientCapabilities,
+      ...(input.clientInfo !== undefined && { clientInfo: input.clientInfo }),
+      createdAt: Date.now(),
+    };
+    const key = this.#keys.session(record.sessionId);
+    const fields: Record<string, string> = {
+      protocolVersion: record.protocolVersion,
+      clientCapabilities: JSON.stringify(record.clientCapabilities),
+      createdAt: String(record.createdAt),
+      ...(record.principalId !== undefined && { principal: record.principalId }),
+      ...(record.clientInfo !== undefined && { clientInfo: JSON.stringify(record.clientInfo) }),
+    };
+    await this.#redis.multi().hset(key, fields).pexpire(key, this.idleTtlMs).exec();
+    return record;
+  }
+
+  /** The session, with its idle expiry pushed back (one round trip); undefined when unknown or ended. */
+  async get(sessionId: string): Promise<SessionRecord | undefined> {
+    if (!isSessionIdShape(sessionId)) return undefined;
+    const key = this.#keys.session(sessionId);
+    const replies = await this.#redis.pipeline().hgetall(key).pexpire(key, this.idleTtlMs).exec();
+    const fields = (replies?.[0]?.[1] ?? {}) as Record<string, string>;
+    // A hash without protocolVersion is a remnant of a write racing `end`; it expires on its own.
+    if (fields.protocolVersion === undefined) return undefined;
+    const level = LoggingLevelSchema.safeParse(fields.logLevel);
+    return {
+      sessionId,
+      ...(fields.principal !== undefined && { principalId: fields.principal }),
+      protocolVersion: fields.protocolVersion,
+      clientCapabilities: parseObject(fields.clientCapabilities) ?? {},
+      ...(fields.clientInfo !== undefined && { clientInfo: parseObject(fields.clientInfo) ?? {} }),
+      ...(level.success && { logLevel: level.data }),
+      createdAt: Number(fields.createdAt ?? 0),
+    };
+  }
+
+  /** True when `principal` may use the session: the one it was created by, or none for both when auth is off. */
+  static belongsTo(session: SessionRecord, principal: string | undefined): boolean {
+    const principalId = principal === undefined ? undefined : Keys.digest(principal);
+    return session.principalId === principalId;
+  }
+
+  /** Records the log level the client asked for. */
+  async setLogLevel(sessionId: string, level: LoggingLevel): Promise<void> {
+    const key = this.#keys.session(sessionId);
+    await this.#redis.multi().hset(key, 'logLevel', level).pexpire(key, this.idleTtlMs).exec();
+  }
+
+  /** Ends a session (later requests with its id get 404) and tells its GET stream to close. */
+  async end(sessionId: string): Promise<boolean> {
+    const replies = await this.#redis
+      .multi()
+      .del(this.#keys.session(sessionId))
+      .del(this.#keys.sessionStream(sessionId))
+      .publish(this.#keys.sessionChannel(sessionId), SESSION_ENDED)
+      .exec();
+    return replies?.[0]?.[1] === 1;
+  }
+
+  /** Claims the session's GET-stream lease for `streamId` (refused while another stream holds it). */
+  claimStream(sessionId: string, streamId: string, leaseMs: number): Promise<LeaseResult> {
+    return this.#lease('claim', sessionId, streamId, leaseMs);
+  }
+
+  /** Extends a lease this stream holds, and the session's idle expiry with it. */
+  refreshStream(sessionId: string, streamId: string, leaseMs: number): Promise<LeaseResult> {
+    return this.#lease('refresh', sessionId, streamId, leaseMs);
+  }
+
+  /** Gives the lease up if this stream still holds it. */
+  async releaseStream(sessionId: string, streamId: string): Promise<void> {
+    await this.#lease('release', sessionId, streamId, 0);
+  }
+
+  async #lease(op: string, sessionId: string, streamId: string, leaseMs: number): Promise<LeaseResult> {
+    const keys = [this.#keys.sessionStream(sessionId), this.#keys.session(sessionId)];
+    const reply = (await this.#run('streamLease', keys, [op, streamId, leaseMs, this.idleTtlMs])) as [number];
+    if (reply[0] === ScriptCode.Ok) return 'ok';
+    return reply[0] === ScriptCode.NotFound ? 'session_gone' : 'held_elsewhere';
+  }
+}
+
+/** What `end` publishes on a session's channel (task snapshots there are JSON objects with a taskId). */
+export const SESSION_ENDED = '{"sessionEnded":true}';
+
+function parseObject(raw: string | undefined): Record<string, unknown> | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    const value: unknown = JSON.parse(raw);
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
