@@ -1,0 +1,73 @@
+import { parseArgs } from 'node:util';
+import type { z } from 'zod';
+import { SETTINGS, type SettingScope } from './settings.js';
+
+type AnySetting = (typeof SETTINGS)[number];
+/** Environment variable names of every setting. */
+export type SettingName = AnySetting['env'];
+/** The parsed value of one setting. */
+export type SettingValue<N extends SettingName> = z.output<Extract<AnySetting, { env: N }>['schema']>;
+/** Parsed settings: every setting with a default is present; the others may be missing. */
+export type Config = {
+  [N in SettingName]: Extract<AnySetting, { env: N }> extends { default: string }
+    ? SettingValue<N>
+    : SettingValue<N> | undefined;
+};
+
+/** Every problem with the configuration, each naming the variable and flag to fix. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+  }
+}
+
+/** What a command runs: a gateway, a worker, or both (`dev`). */
+export type CommandScope = Exclude<SettingScope, 'both'> | 'dev';
+
+/** Settings a command reads. */
+export function settingsFor(scope: CommandScope): AnySetting[] {
+  return SETTINGS.filter((setting) => scope === 'dev' || setting.scope === scope || setting.scope === 'both');
+}
+
+/**
+ * Reads the settings of `scope` from flags (first) and environment variables, applies defaults and
+ * validates each; throws one ConfigError listing every problem. Returns the parsed config and the
+ * positional arguments left over.
+ */
+export function loadConfig(
+  scope: CommandScope,
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): { config: Config; positionals: string[] } {
+  const relevant = settingsFor(scope);
+  const options = Object.fromEntries(relevant.map((setting) => [setting.flag.slice(2), { type: 'string' as const }]));
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new ConfigError([(error as Error).message]);
+  }
+  const problems: string[] = [];
+  const config: Record<string, unknown> = {};
+  for (const setting of relevant) {
+    const fromFlag = parsed.values[setting.flag.slice(2)];
+    const raw =
+      typeof fromFlag === 'string'
+        ? fromFlag
+        : (env[setting.env] ?? ('default' in setting ? setting.default : undefined));
+    if (raw === undefined || raw === '') {
+      if ('default' in setting) config[setting.env] = setting.schema.parse(setting.default);
+      continue;
+    }
+    const result = setting.schema.safeParse(raw);
+    if (result.success) config[setting.env] = result.data;
+    else
+      problems.push(
+        `${setting.env} (${setting.flag}): ${result.error.issues.map((issue) => issue.message).join('; ')}`,
+      );
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { config: config as Config, positionals: parsed.positionals };
+}

@@ -1,0 +1,47 @@
+import { ConfigError } from './config.js';
+
+const HELP = `taskgate — a Redis-backed, horizontally scalable broker for MCP tasks
+
+usage: taskgate <command> [--flags]
+
+commands:
+  gateway   serve MCP (Streamable HTTP) on HOST:PORT/mcp
+  worker    run tools from modules: taskgate worker --tools <module>[,<module>]
+  dev       a private Redis, a gateway on 127.0.0.1:3000 and a worker with the example tools
+  call      call a tool through a gateway: taskgate call [--task] <tool> [json-arguments]
+
+Every setting is an environment variable and a --flag; see the README's configuration table.`;
+
+/** Runs the `taskgate` command line; resolves to the exit code. */
+export async function main(argv: readonly string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'gateway':
+        return await (await import('./commands/gateway.js')).runGateway(rest);
+      case 'worker':
+        return await (await import('./commands/worker.js')).runWorker(rest);
+      case 'dev':
+        return await (await import('./commands/dev.js')).runDev(rest);
+      case 'call':
+        return await (await import('./commands/call.js')).runCall(rest);
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        process.stdout.write(`${HELP}\n`);
+        return command === undefined ? 2 : 0;
+      default:
+        process.stderr.write(`taskgate: unknown command '${command}'\n\n${HELP}\n`);
+        return 2;
+    }
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`taskgate ${command}: ${error.message}\n`);
+      return 2;
+    }
+    const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : '';
+    process.stderr.write(`taskgate ${command}: ${error instanceof Error ? error.message : String(error)}${cause}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,96 @@
+import { ErrorCode, isSupportedProtocolVersion } from '@taskgate/protocol';
+import type { NextFunction, Request, Response } from 'express';
+import { LOOPBACK_HOSTS, type ResolvedGatewayOptions } from '../options.js';
+import { HttpError, sendHttpError } from './http-error.js';
+
+/** The protocol revision to assume when a request carries no MCP-Protocol-Version header (transport spec). */
+export const DEFAULT_HEADER_PROTOCOL_VERSION = '2025-03-26';
+
+/** The host name of a Host header: `[::1]:3000` → `[::1]`, `Example.com:80` → `example.com`. */
+export function hostName(host: string): string {
+  const lower = host.trim().toLowerCase();
+  if (lower.startsWith('[')) {
+    const end = lower.indexOf(']');
+    return end < 0 ? lower : lower.slice(0, end + 1);
+  }
+  const colon = lower.indexOf(':');
+  return colon < 0 ? lower : lower.slice(0, colon);
+}
+
+function originAllowed(origin: string, allowed: ResolvedGatewayOptions['allowedOrigins']): boolean {
+  if (allowed === 'any') return true;
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  if (allowed === 'loopback') {
+    return (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK_HOSTS.includes(url.hostname);
+  }
+  return allowed.includes(url.origin) || allowed.includes(origin);
+}
+
+/**
+ * DNS-rebinding protection (transport spec, security warning): a Host outside the allowed names or a foreign
+ * Origin gets 403 before anything else happens.
+ */
+export function hostOriginGuard(options: ResolvedGatewayOptions) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const host = req.headers.host;
+    if (options.allowedHosts !== 'any') {
+      const allowed =
+        host !== undefined && (options.allowedHosts.includes(hostName(host)) || options.allowedHosts.includes(host));
+      if (!allowed) {
+        sendHttpError(
+          res,
+          new HttpError(403, ErrorCode.InvalidRequest, `Forbidden: Host '${host ?? ''}' is not allowed`),
+        );
+        return;
+      }
+    }
+    const origin = req.headers.origin;
+    if (origin !== undefined && !originAllowed(origin, options.allowedOrigins)) {
+      sendHttpError(res, new HttpError(403, ErrorCode.InvalidRequest, `Forbidden: Origin '${origin}' is not allowed`));
+      return;
+    }
+    next();
+  };
+}
+
+/** The media types an Accept header lists (parameters and q-values dropped). */
+function acceptedTypes(req: Request): Set<string> {
+  const header = req.headers.accept ?? '';
+  return new Set(header.split(',').map((part) => (part.split(';')[0] ?? '').trim().toLowerCase()));
+}
+
+/** 406 unless Accept lists every one of `types`. */
+export function requireAccept(req: Request, types: readonly string[]): void {
+  const accepted = acceptedTypes(req);
+  if (!types.every((type) => accepted.has(type))) {
+    throw new HttpError(
+      406,
+      ErrorCode.InvalidRequest,
+      `Not Acceptable: the Accept header must list ${types.join(' and ')}`,
+    );
+  }
+}
+
+/** 415 unless the body is declared as JSON (`application/json`, parameters such as charset allowed). */
+export function requireJsonContentType(req: Request): void {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  if (type !== 'application/json') {
+    throw new HttpError(415, ErrorCode.InvalidRequest, 'Unsupported Media Type: Content-Type must be application/json');
+  }
+}
+
+/** The MCP-Protocol-Version of a request after initialize: 400 when unsupported, the default when absent. */
+export function requestProtocolVersion(req: Request): string {
+  const header = req.headers['mcp-protocol-version'];
+  if (header === undefined) return DEFAULT_HEADER_PROTOCOL_VERSION;
+  const version = Array.isArray(header) ? header[0] : header;
+  if (version === undefined || !isSupportedProtocolVersion(version)) {
+    throw HttpError.badRequest(`Bad Request: unsupported MCP-Protocol-Version '${String(version)}'`);
+  }
+  return version;
+}

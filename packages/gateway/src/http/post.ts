@@ -1,0 +1,176 @@
+import { Keys } from '@taskgate/core';
+import {
+  ErrorCode,
+  isJsonRpcNotification,
+  isJsonRpcRequest,
+  type JsonRpcMessage,
+  type JsonRpcRequest,
+  ProtocolError,
+  parseJsonRpcMessage,
+  toJsonRpcError,
+} from '@taskgate/protocol';
+import express, { type Request, type RequestHandler, type Response } from 'express';
+import type { Logger } from '../logger.js';
+import { onNotification, onResponse } from '../rpc/client-messages.js';
+import {
+  errorMessage,
+  type GatewayServices,
+  type RpcContext,
+  resultMessage,
+  type SessionContext,
+} from '../rpc/context.js';
+import { dispatch } from '../rpc/dispatch.js';
+import { initialize } from '../rpc/initialize.js';
+import { SseStream } from '../sse/sse-stream.js';
+import type { Caller } from './auth.js';
+import { requestProtocolVersion, requireAccept, requireJsonContentType } from './guards.js';
+import { HttpError } from './http-error.js';
+import { requireSession } from './session.js';
+
+/** Runs an express middleware as a promise (the body reader), rejecting with what it passes to `next`. */
+function run(middleware: RequestHandler, req: Request, res: Response): Promise<void> {
+  return new Promise((resolve, reject) => {
+    void middleware(req, res, (error?: unknown) => (error === undefined ? resolve() : reject(error)));
+  });
+}
+
+/** Maps a body-reader failure to the status Streamable HTTP clients expect. */
+function bodyError(error: unknown, limit: number): HttpError {
+  const type = (error as { type?: unknown } | null)?.type;
+  if (type === 'entity.too.large') {
+    return new HttpError(413, ErrorCode.InvalidRequest, `Payload Too Large: the body exceeds ${limit} bytes`);
+  }
+  if (type === 'charset.unsupported' || type === 'encoding.unsupported') {
+    return new HttpError(
+      415,
+      ErrorCode.InvalidRequest,
+      'Unsupported Media Type: send UTF-8 JSON without content encoding',
+    );
+  }
+  return new HttpError(400, ErrorCode.ParseError, 'Parse error: the body could not be read');
+}
+
+/** One JSON-RPC message from a body: -32700 for anything but JSON, -32600 for JSON that is not a message. */
+function parseBody(raw: unknown): JsonRpcMessage {
+  if (typeof raw !== 'string' || raw.trim() === '') {
+    throw new HttpError(400, ErrorCode.ParseError, 'Parse error: the body is empty; send one JSON-RPC message');
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new HttpError(400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON');
+  }
+  try {
+    return parseJsonRpcMessage(value);
+  } catch (error) {
+    if (error instanceof ProtocolError) throw new HttpError(400, error.code, error.message);
+    throw error;
+  }
+}
+
+/**
+ * `POST /mcp`: one JSON-RPC message per request. Requests are answered as JSON, or as an SSE stream when the
+ * answer has to wait (tasks/result of a running task, a direct tool call); notifications and responses get 202.
+ */
+export function postHandler(services: GatewayServices) {
+  const readBody = express.text({
+    type: () => true,
+    limit: services.options.bodyLimitBytes,
+    defaultCharset: 'utf-8',
+  });
+  return async (req: Request, res: Response, caller: Caller, logger: Logger): Promise<void> => {
+    requireAccept(req, ['application/json', 'text/event-stream']);
+    requireJsonContentType(req);
+    await run(readBody, req, res).catch((error: unknown) => {
+      throw bodyError(error, services.options.bodyLimitBytes);
+    });
+    const message = parseBody(req.body);
+
+    if (isJsonRpcRequest(message) && message.method === 'initialize') {
+      return startSession(services, req, res, caller, message, logger);
+    }
+    requestProtocolVersion(req);
+    const { session, owner } = await requireSession(services, req, caller, logger);
+    const ctx: SessionContext = {
+      services,
+      session,
+      owner,
+      ...(caller.principal !== undefined && { principal: caller.principal }),
+      logger,
+    };
+    if (isJsonRpcRequest(message)) {
+      return answer({ ...ctx, request: message, logger: logger.child({ rpc: message.method }) }, res);
+    }
+    if (isJsonRpcNotification(message)) {
+      try {
+        await onNotification(ctx, message);
+      } catch (error) {
+        if (error instanceof ProtocolError) throw new HttpError(400, error.code, error.message);
+        throw error;
+      }
+    } else if (!(await onResponse(ctx, message))) {
+      throw new HttpError(400, ErrorCode.InvalidParams, 'Bad Request: no pending request of this session has that id');
+    }
+    res.status(202).end();
+  };
+}
+
+async function startSession(
+  services: GatewayServices,
+  req: Request,
+  res: Response,
+  caller: Caller,
+  request: JsonRpcRequest,
+  logger: Logger,
+): Promise<void> {
+  if (req.headers['mcp-session-id'] !== undefined) {
+    throw HttpError.badRequest('Bad Request: initialize starts a new session; send it without Mcp-Session-Id');
+  }
+  try {
+    const { result, sessionId } = await initialize(services, caller, request);
+    logger.info(
+      { audit: 'session.created', session: Keys.digest(sessionId).slice(0, 12), principal: caller.principal },
+      'session created',
+    );
+    res.set('Mcp-Session-Id', sessionId).json(resultMessage(request.id, result));
+  } catch (error) {
+    if (!(error instanceof ProtocolError)) throw error;
+    res.json(errorMessage(request.id, error.toJSON()));
+  }
+}
+
+/** Runs a request and writes its answer: JSON, or an SSE stream that ends with the response. */
+async function answer(ctx: RpcContext, res: Response): Promise<void> {
+  const { id } = ctx.request;
+  let reply: Awaited<ReturnType<typeof dispatch>>;
+  try {
+    reply = await dispatch(ctx);
+  } catch (error) {
+    logFailure(ctx, error);
+    res.json(errorMessage(id, toJsonRpcError(error)));
+    return;
+  }
+  if (reply.kind === 'result') {
+    res.json(resultMessage(id, reply.result));
+    return;
+  }
+  const stream = new SseStream(res, { heartbeatMs: ctx.services.options.sseHeartbeatMs });
+  ctx.services.streams.add(stream, reply.role);
+  try {
+    await reply.run(stream);
+  } catch (error) {
+    logFailure(ctx, error);
+    stream.send(errorMessage(id, toJsonRpcError(error)));
+  } finally {
+    stream.end();
+  }
+}
+
+function logFailure(ctx: RpcContext, error: unknown): void {
+  if (error instanceof ProtocolError) {
+    ctx.logger.debug({ code: error.code, reason: error.message }, 'request refused');
+  } else {
+    ctx.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'request failed');
+  }
+}

@@ -1,0 +1,85 @@
+import type { ServerResponse } from 'node:http';
+
+export interface SseStreamOptions {
+  /** Interval of keep-alive comments (ms), so idle streams survive proxies. */
+  readonly heartbeatMs: number;
+  /** Runs at every heartbeat (e.g. to refresh a lease); errors are the caller's to handle. */
+  readonly onHeartbeat?: () => void;
+  /** Extra response headers. */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * One Server-Sent Events response. Writes JSON-RPC messages as `message` events, keeps the connection alive
+ * with comment lines, and tells its owner when the connection ends, whoever ended it.
+ *
+ * Event ids are the caller's: `send(message, eventId)` writes the id when given. Resumable streams (a Redis
+ * event log per stream and `Last-Event-ID`) assign ids before calling `send`, so this class stays a writer.
+ */
+export class SseStream {
+  /** Aborted when the connection ends: the client went away, or `end()` was called. */
+  readonly signal: AbortSignal;
+  readonly #res: ServerResponse;
+  readonly #abort = new AbortController();
+  readonly #heartbeat: NodeJS.Timeout;
+  #endedByServer = false;
+
+  constructor(res: ServerResponse, options: SseStreamOptions) {
+    this.#res = res;
+    this.signal = this.#abort.signal;
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream',
+      'Cache-Control': 'no-cache, no-transform',
+      Connection: 'keep-alive',
+      // nginx and friends must not buffer the stream.
+      'X-Accel-Buffering': 'no',
+      ...options.headers,
+    });
+    res.flushHeaders();
+    res.socket?.setNoDelay(true);
+    this.#heartbeat = setInterval(() => {
+      if (!this.isOpen) return;
+      this.#write(': keep-alive\n\n');
+      options.onHeartbeat?.();
+    }, options.heartbeatMs);
+    this.#heartbeat.unref();
+    res.once('close', () => this.#closed());
+    // The client may have gone before we got here, in which case 'close' fired already.
+    if (res.destroyed || res.socket === null || res.socket.destroyed) this.#closed();
+  }
+
+  /** True until the connection ended. */
+  get isOpen(): boolean {
+    return !this.signal.aborted;
+  }
+
+  /** True when this side ended the stream (as opposed to the client going away). */
+  get endedByServer(): boolean {
+    return this.#endedByServer;
+  }
+
+  /** Writes one JSON-RPC message as an SSE `message` event. Returns false when the stream is closed. */
+  send(message: unknown, eventId?: string): boolean {
+    if (!this.isOpen) return false;
+    const id = eventId === undefined ? '' : `id: ${eventId}\n`;
+    this.#write(`${id}event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    return true;
+  }
+
+  /** Ends the stream from this side. */
+  end(): void {
+    if (!this.isOpen) return;
+    this.#endedByServer = true;
+    this.#res.end();
+    this.#closed();
+  }
+
+  #write(chunk: string): void {
+    this.#res.write(chunk);
+  }
+
+  #closed(): void {
+    clearInterval(this.#heartbeat);
+    if (!this.signal.aborted) this.#abort.abort();
+  }
+}

@@ -1,0 +1,196 @@
+import { randomBytes } from 'node:crypto';
+import {
+  EventBus,
+  InputRequests,
+  Keys,
+  TaskgateError,
+  TaskOutbox,
+  TaskStore,
+  ToolCatalog,
+  type ToolJobData,
+} from '@taskgate/core';
+import { type Job, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { type AnyToolDefinition, toCatalogEntry } from './define-tool.js';
+import { errorMessage, type Logger, noopLogger } from './logger.js';
+import { toolError } from './outcome.js';
+import { planQueues, type QueuePlan } from './queue-plan.js';
+import { RecordedFailure, type RunnerDeps, type RunningJob, runJob } from './run-job.js';
+import { TaskWatch } from './task-watch.js';
+
+/**
+ * BullMQ's own limit on how often a job may stall before BullMQ fails it. Crashes are counted against the
+ * tool's `attempts` by `runJob` instead (BullMQ's limit is per worker, not per tool), so this only has to
+ * stay out of the way.
+ */
+const BULLMQ_STALL_LIMIT = 1_000_000;
+
+export interface CreateWorkerOptions {
+  /** An ioredis connection (duplicated, never closed by the worker) or a Redis URL. */
+  readonly redis: Redis | string;
+  /** Key prefix shared with the gateways (default `tg`). */
+  readonly prefix?: string;
+  readonly tools: readonly AnyToolDefinition[];
+  readonly logger?: Logger;
+  /** How often the worker re-announces its tools in the catalog (ms, default 10 000). */
+  readonly heartbeatMs?: number;
+  /** BullMQ job lock duration (ms, default 30 000): a crashed worker's jobs are recovered after about this plus stalledIntervalMs. */
+  readonly lockDurationMs?: number;
+  /** How often BullMQ looks for stalled jobs (ms, default 30 000). */
+  readonly stalledIntervalMs?: number;
+  /** Safety-net re-read of running tasks' status, for lost cancel messages (ms, default 2000). */
+  readonly statusCheckMs?: number;
+  /** How long `ctx.elicit` / `ctx.sample` wait for the answer (ms, default 600 000). */
+  readonly inputTimeoutMs?: number;
+  /** Default drain deadline of `close()` (ms, default 25 000). */
+  readonly drainTimeoutMs?: number;
+  /** How long an aborted handler may take to return before the worker stops waiting for it (ms, default 5000). */
+  readonly abortGraceMs?: number;
+}
+
+/** A running worker process's handle. */
+export interface TaskgateWorker {
+  /** Resolves once the tools are in the catalog and their BullMQ workers run. */
+  readonly ready: Promise<void>;
+  /** Names of the tools this worker runs. */
+  readonly tools: readonly string[];
+  /** Executions running now. */
+  readonly active: number;
+  /**
+   * Stops taking jobs and lets running ones finish; at `deadlineMs` aborts the rest (`ctx.signal`, reason
+   * `shutdown`) and puts their jobs back in the queue for another worker. Then closes the connections.
+   */
+  close(options?: { readonly deadlineMs?: number }): Promise<void>;
+}
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  const resolved = value ?? fallback;
+  if (!Number.isFinite(resolved) || resolved <= 0) {
+    throw new TaskgateError('INVALID_CONFIG', `${name} must be a positive number of milliseconds, got ${value}`);
+  }
+  return resolved;
+}
+
+/** Starts a worker: registers `tools` in the catalog (with heartbeats) and consumes their BullMQ queues. */
+export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
+  const plans = planQueues(options.tools);
+  const logger = options.logger ?? noopLogger;
+  const settings = {
+    heartbeatMs: positive('heartbeatMs', options.heartbeatMs, 10_000),
+    lockDurationMs: positive('lockDurationMs', options.lockDurationMs, 30_000),
+    stalledIntervalMs: positive('stalledIntervalMs', options.stalledIntervalMs, 30_000),
+    statusCheckMs: positive('statusCheckMs', options.statusCheckMs, 2000),
+    inputTimeoutMs: positive('inputTimeoutMs', options.inputTimeoutMs, 600_000),
+    drainTimeoutMs: positive('drainTimeoutMs', options.drainTimeoutMs, 25_000),
+    abortGraceMs: positive('abortGraceMs', options.abortGraceMs, 5000),
+  };
+  const keys = new Keys(options.prefix);
+  // BullMQ needs maxRetriesPerRequest: null on connections it shares; a duplicate lets us set it and own it.
+  const redis =
+    typeof options.redis === 'string'
+      ? new Redis(options.redis, { maxRetriesPerRequest: null })
+      : options.redis.duplicate({ maxRetriesPerRequest: null });
+  redis.on('error', (error: Error) => logger.warn({ err: error.message }, 'redis connection error'));
+  const bus = new EventBus(redis);
+  const store = new TaskStore({ redis, keys, cursorSecret: randomBytes(32) });
+  const catalog = new ToolCatalog({ redis, keys });
+  const running = new Map<string, RunningJob>();
+  const deps: RunnerDeps = {
+    store,
+    outbox: new TaskOutbox({ redis, keys }),
+    inputs: new InputRequests({ redis, bus, keys }),
+    inputTimeoutMs: settings.inputTimeoutMs,
+    tools: new Map(options.tools.map((tool) => [tool.name, tool])),
+    watch: new TaskWatch({ redis, bus, keys, intervalMs: settings.statusCheckMs, logger }),
+    logger,
+    abortGraceMs: settings.abortGraceMs,
+    running,
+  };
+
+  /** A job BullMQ failed for good without runJob storing an outcome (e.g. Redis trouble): fail the task too. */
+  const onFailed = (job: Job<ToolJobData> | undefined, error: Error): void => {
+    if (job === undefined || error instanceof RecordedFailure || typeof job.data?.taskId !== 'string') return;
+    const final = error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
+    if (!final) return;
+    const failed = toolError('The worker could not run the tool to completion');
+    store.finish({ taskId: job.data.taskId, ownerId: job.data.ownerId }, failed.outcome, failed.statusMessage).then(
+      (ended) => {
+        if (ended.ok) logger.warn({ taskId: job.data.taskId, err: error.message }, 'job failed; task failed');
+      },
+      (cause: unknown) => logger.error({ taskId: job.data.taskId, err: errorMessage(cause) }, 'could not fail task'),
+    );
+  };
+
+  const workers = plans.map((plan: QueuePlan) => {
+    const worker = new Worker<ToolJobData>(plan.queue, (job, token) => runJob(deps, job, token), {
+      connection: redis,
+      prefix: keys.bullPrefix(),
+      concurrency: plan.concurrency,
+      ...(plan.rateLimit !== undefined && {
+        limiter: { max: plan.rateLimit.max, duration: plan.rateLimit.durationMs },
+      }),
+      lockDuration: settings.lockDurationMs,
+      stalledInterval: settings.stalledIntervalMs,
+      maxStalledCount: BULLMQ_STALL_LIMIT,
+    });
+    worker.on('error', (error) => logger.error({ queue: plan.queue, err: error.message }, 'worker error'));
+    worker.on('failed', onFailed);
+    worker.on('lockRenewalFailed', (jobIds: string[]) => {
+      for (const id of jobIds) running.get(id)?.abort('lock-lost');
+    });
+    return worker;
+  });
+
+  const names = options.tools.map((tool) => tool.name);
+  const entries = options.tools.map(toCatalogEntry);
+  let heartbeat: NodeJS.Timeout | undefined;
+  let closing: Promise<void> | undefined;
+  // Heartbeats only refresh liveness; after a reconnect (Redis may have restarted empty) publish the entries again.
+  bus.onReconnect(() => {
+    catalog
+      .register(entries)
+      .catch((error: unknown) => logger.warn({ err: errorMessage(error) }, 're-register failed'));
+  });
+  const ready = (async () => {
+    await Promise.all(workers.map((worker) => worker.waitUntilReady()));
+    await catalog.register(entries);
+    if (closing !== undefined) return;
+    heartbeat = setInterval(() => {
+      catalog.heartbeat(names).catch((error: unknown) => logger.warn({ err: errorMessage(error) }, 'heartbeat failed'));
+    }, settings.heartbeatMs);
+    heartbeat.unref();
+    logger.info({ tools: names, queues: plans.map((plan) => plan.queue) }, 'worker ready');
+  })();
+  // Callers await `ready`; this only keeps an unawaited failure from crashing the process.
+  ready.catch(() => {});
+
+  const close = (closeOptions: { readonly deadlineMs?: number } = {}): Promise<void> => {
+    closing ??= (async () => {
+      clearInterval(heartbeat);
+      const deadlineMs = closeOptions.deadlineMs ?? settings.drainTimeoutMs;
+      logger.info({ active: running.size, deadlineMs }, 'worker closing');
+      const deadline = setTimeout(() => {
+        for (const execution of running.values()) execution.abort('shutdown');
+      }, deadlineMs);
+      try {
+        await Promise.all(workers.map((worker) => worker.close()));
+      } finally {
+        clearTimeout(deadline);
+        deps.watch.close();
+        await bus.close();
+        await redis.quit().catch(() => redis.disconnect());
+      }
+      logger.info({}, 'worker closed');
+    })();
+    return closing;
+  };
+
+  return {
+    ready,
+    tools: names,
+    get active() {
+      return running.size;
+    },
+    close,
+  };
+}

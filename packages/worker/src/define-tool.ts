@@ -1,0 +1,192 @@
+import { type CatalogEntry, Keys, TaskgateError } from '@taskgate/core';
+import {
+  type CallToolResult,
+  type Tool,
+  type ToolAnnotations,
+  ToolAnnotationsSchema,
+  type ToolJsonSchema,
+  ToolSchema,
+  type ToolTaskSupport,
+  ToolTaskSupportSchema,
+} from '@taskgate/protocol';
+import { z } from 'zod';
+import type { ToolContext } from './tool-context.js';
+
+/** MCP tool names: 1–128 characters of A-Z a-z 0-9 _ - . (case-sensitive). */
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+/** BullMQ queue names: no ':' (BullMQ uses it as its key separator); we keep to the tool-name alphabet. */
+const QUEUE_NAME = /^[A-Za-z0-9_.-]{1,200}$/;
+
+/** What a handler may return: text, a whole CallToolResult, or (with an outputSchema) the structured output. */
+export type ToolReturn<O extends z.ZodObject | undefined> =
+  | string
+  | CallToolResult
+  | (O extends z.ZodObject ? z.input<O> : Record<string, unknown>)
+  | undefined
+  // biome-ignore lint/suspicious/noConfusingVoidType: lets `async () => {}` handlers type-check (they return nothing).
+  | void;
+
+/** Jobs BullMQ starts per time window, across all workers of the tool's queue. */
+export interface RateLimit {
+  readonly max: number;
+  readonly durationMs: number;
+}
+
+/** What `defineTool` takes. */
+export interface ToolConfig<I extends z.ZodObject, O extends z.ZodObject | undefined = undefined> {
+  readonly name: string;
+  readonly title?: string;
+  readonly description: string;
+  /** Arguments; parsed (defaults applied) before the handler runs. Published as JSON Schema. */
+  readonly inputSchema: I;
+  /** Structured output; a plain object returned by the handler is validated against it. */
+  readonly outputSchema?: O;
+  readonly taskSupport: ToolTaskSupport;
+  readonly annotations?: ToolAnnotations;
+  /** BullMQ queue; defaults to the tool's own queue. Tools sharing a queue share its concurrency and rate limit. */
+  readonly queue?: string;
+  /** Executions per task, crashes included (default 1). */
+  readonly attempts?: number;
+  /** Delay before a retry (ms), doubled per attempt. */
+  readonly backoffMs?: number;
+  /** Jobs of this tool's queue one worker process runs at once (default 1). */
+  readonly concurrency?: number;
+  readonly rateLimit?: RateLimit;
+  /** Aborts `ctx.signal` after this long (ms); the attempt then fails like a thrown error. */
+  readonly timeoutMs?: number;
+  handler(args: z.output<I>, ctx: ToolContext): ToolReturn<O> | Promise<ToolReturn<O>>;
+}
+
+/** A validated tool, ready for `createWorker` and `toCatalogEntry`. */
+export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject | undefined = undefined> {
+  readonly name: string;
+  readonly title?: string;
+  readonly description: string;
+  readonly inputSchema: I;
+  readonly outputSchema?: O;
+  readonly taskSupport: ToolTaskSupport;
+  readonly annotations?: ToolAnnotations;
+  readonly queue: string;
+  readonly attempts: number;
+  readonly backoffMs?: number;
+  readonly concurrency: number;
+  readonly rateLimit?: RateLimit;
+  readonly timeoutMs?: number;
+  /** JSON Schema (2020-12, `$schema` left out) of the arguments as a client sends them. */
+  readonly inputJsonSchema: ToolJsonSchema;
+  readonly outputJsonSchema?: ToolJsonSchema;
+  // A method (not a property) on purpose: definitions with different argument types then fit AnyToolDefinition.
+  handler(args: z.output<I>, ctx: ToolContext): ToolReturn<O> | Promise<ToolReturn<O>>;
+}
+
+/** Any tool definition, whatever its schemas: what collections of tools hold. */
+export type AnyToolDefinition = ToolDefinition<z.ZodObject, z.ZodObject | undefined>;
+
+function invalid(name: string, problem: string): TaskgateError {
+  return new TaskgateError('INVALID_CONFIG', `Invalid tool '${name}': ${problem}`);
+}
+
+function positiveInt(name: string, field: string, value: number | undefined, min: number): void {
+  if (value !== undefined && (!Number.isSafeInteger(value) || value < min)) {
+    throw invalid(name, `${field} must be an integer of at least ${min}, got ${value}`);
+  }
+}
+
+/** The JSON Schema of an object schema, or a clear error when zod cannot express it or it is not an object. */
+function objectJsonSchema(name: string, field: string, schema: unknown, io: 'input' | 'output'): ToolJsonSchema {
+  if (!(schema instanceof z.ZodType)) throw invalid(name, `${field} must be a zod object schema`);
+  let json: Record<string, unknown>;
+  try {
+    json = z.toJSONSchema(schema, { io }) as Record<string, unknown>;
+  } catch (error) {
+    throw invalid(name, `${field} cannot be expressed as JSON Schema (${(error as Error).message})`);
+  }
+  if (json.type !== 'object') throw invalid(name, `${field} must describe an object (type: "object")`);
+  // MCP reads schemas without `$schema` as 2020-12, which is what zod emits; leaving it out spares
+  // validators that do not know the 2020-12 meta-schema URI.
+  const { $schema: _dialect, ...rest } = json;
+  return rest as ToolJsonSchema;
+}
+
+/** Validates a tool and computes its JSON Schemas once; throws TaskgateError('INVALID_CONFIG') on any problem. */
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject | undefined = undefined>(
+  config: ToolConfig<I, O>,
+): ToolDefinition<I, O> {
+  const name = String(config.name);
+  if (!TOOL_NAME.test(name)) {
+    throw invalid(name, 'names are 1-128 characters of A-Z a-z 0-9 _ - . (MCP tool name rules)');
+  }
+  if (typeof config.description !== 'string' || config.description.trim() === '') {
+    throw invalid(name, 'description must be a non-empty string (models choose tools by it)');
+  }
+  if (!ToolTaskSupportSchema.safeParse(config.taskSupport).success) {
+    throw invalid(name, `taskSupport must be 'required', 'optional' or 'forbidden'`);
+  }
+  if (config.annotations !== undefined && !ToolAnnotationsSchema.safeParse(config.annotations).success) {
+    throw invalid(name, 'annotations do not match the MCP ToolAnnotations shape');
+  }
+  if (typeof config.handler !== 'function') throw invalid(name, 'handler must be a function');
+  const queue = config.queue ?? Keys.toolQueueName(name);
+  if (!QUEUE_NAME.test(queue)) throw invalid(name, `queue '${queue}' must be 1-200 characters of A-Z a-z 0-9 _ - .`);
+  positiveInt(name, 'attempts', config.attempts, 1);
+  positiveInt(name, 'backoffMs', config.backoffMs, 0);
+  positiveInt(name, 'concurrency', config.concurrency, 1);
+  positiveInt(name, 'timeoutMs', config.timeoutMs, 1);
+  positiveInt(name, 'rateLimit.max', config.rateLimit?.max, 1);
+  positiveInt(name, 'rateLimit.durationMs', config.rateLimit?.durationMs, 1);
+
+  const inputJsonSchema = objectJsonSchema(name, 'inputSchema', config.inputSchema, 'input');
+  const outputJsonSchema =
+    config.outputSchema === undefined
+      ? undefined
+      : objectJsonSchema(name, 'outputSchema', config.outputSchema, 'output');
+  const definition: ToolDefinition<I, O> = {
+    name,
+    ...(config.title !== undefined && { title: config.title }),
+    description: config.description,
+    inputSchema: config.inputSchema,
+    ...(config.outputSchema !== undefined && { outputSchema: config.outputSchema }),
+    taskSupport: config.taskSupport,
+    ...(config.annotations !== undefined && { annotations: config.annotations }),
+    queue,
+    attempts: config.attempts ?? 1,
+    ...(config.backoffMs !== undefined && { backoffMs: config.backoffMs }),
+    concurrency: config.concurrency ?? 1,
+    ...(config.rateLimit !== undefined && { rateLimit: { ...config.rateLimit } }),
+    ...(config.timeoutMs !== undefined && { timeoutMs: config.timeoutMs }),
+    inputJsonSchema,
+    ...(outputJsonSchema !== undefined && { outputJsonSchema }),
+    handler: config.handler,
+  };
+  const wire = ToolSchema.safeParse(toolDescription(definition));
+  if (!wire.success) throw invalid(name, `it does not form a valid MCP Tool (${wire.error.message})`);
+  return Object.freeze(definition);
+}
+
+type ToolDescriptionFields = Pick<
+  AnyToolDefinition,
+  'name' | 'title' | 'description' | 'inputJsonSchema' | 'outputJsonSchema' | 'annotations' | 'taskSupport'
+>;
+
+/** The tool as `tools/list` shows it (TOOL-1: `execution.taskSupport` always present). */
+function toolDescription(def: ToolDescriptionFields): Tool {
+  return {
+    name: def.name,
+    ...(def.title !== undefined && { title: def.title }),
+    description: def.description,
+    inputSchema: def.inputJsonSchema,
+    ...(def.outputJsonSchema !== undefined && { outputSchema: def.outputJsonSchema }),
+    ...(def.annotations !== undefined && { annotations: def.annotations }),
+    execution: { taskSupport: def.taskSupport },
+  };
+}
+
+/** The catalog entry workers publish for a tool: its wire description, queue and retry policy. */
+export function toCatalogEntry(def: AnyToolDefinition): CatalogEntry {
+  return {
+    tool: toolDescription(def),
+    queue: def.queue,
+    attempts: def.attempts,
+    ...(def.backoffMs !== undefined && { backoffMs: def.backoffMs }),
+  };
+}

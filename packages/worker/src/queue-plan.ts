@@ -1,0 +1,55 @@
+import { TaskgateError } from '@taskgate/core';
+import type { AnyToolDefinition, RateLimit } from './define-tool.js';
+
+/** One BullMQ worker to start: a queue and the options BullMQ applies to the whole queue. */
+export interface QueuePlan {
+  readonly queue: string;
+  readonly tools: readonly string[];
+  /** Jobs of the queue this process runs at once: the largest concurrency of its tools. */
+  readonly concurrency: number;
+  readonly rateLimit?: RateLimit;
+}
+
+/**
+ * Groups tools by queue. BullMQ applies concurrency and rate limits per queue, so tools sharing a queue share
+ * them: the queue runs as many jobs at once as its most concurrent tool allows, and at most one rate limit
+ * may be declared among them.
+ */
+export function planQueues(tools: readonly AnyToolDefinition[]): QueuePlan[] {
+  if (tools.length === 0) throw new TaskgateError('INVALID_CONFIG', 'createWorker needs at least one tool');
+  const seen = new Set<string>();
+  const plans = new Map<string, { tools: string[]; concurrency: number; rateLimit?: RateLimit; limitedBy?: string }>();
+  for (const tool of tools) {
+    if (seen.has(tool.name)) {
+      throw new TaskgateError('INVALID_CONFIG', `Two tools are named '${tool.name}': tool names must be unique`);
+    }
+    seen.add(tool.name);
+    let plan = plans.get(tool.queue);
+    if (plan === undefined) {
+      plan = { tools: [], concurrency: 0 };
+      plans.set(tool.queue, plan);
+    }
+    plan.tools.push(tool.name);
+    plan.concurrency = Math.max(plan.concurrency, tool.concurrency);
+    if (tool.rateLimit !== undefined) {
+      const same =
+        plan.rateLimit === undefined ||
+        (plan.rateLimit.max === tool.rateLimit.max && plan.rateLimit.durationMs === tool.rateLimit.durationMs);
+      if (!same) {
+        throw new TaskgateError(
+          'INVALID_CONFIG',
+          `Tools '${plan.limitedBy}' and '${tool.name}' share queue '${tool.queue}' but declare different rate limits; ` +
+            'BullMQ limits a whole queue, so give them the same rateLimit or separate queues',
+        );
+      }
+      plan.rateLimit = tool.rateLimit;
+      plan.limitedBy ??= tool.name;
+    }
+  }
+  return [...plans].map(([queue, plan]) => ({
+    queue,
+    tools: plan.tools,
+    concurrency: plan.concurrency,
+    ...(plan.rateLimit !== undefined && { rateLimit: plan.rateLimit }),
+  }));
+}

@@ -1,0 +1,208 @@
+import type { TaskRef, ToolJobData } from '@taskgate/core';
+import { ProtocolError } from '@taskgate/protocol';
+import { type Job, UnrecoverableError, WaitingError } from 'bullmq';
+import type { AnyToolDefinition } from './define-tool.js';
+import { type AbortKind, TaskAbortedError } from './errors.js';
+import { errorMessage, type Logger } from './logger.js';
+import { type Finished, isProtocolError, protocolErrorOutcome, resultOutcome, toolError } from './outcome.js';
+import type { TaskWatch } from './task-watch.js';
+import { type ContextServices, createToolContext } from './tool-context-impl.js';
+import { describeZodIssues } from './zod-issues.js';
+
+/** An execution in progress, as the worker sees it (to abort it on shutdown or lock loss). */
+export interface RunningJob {
+  abort(kind: AbortKind): void;
+}
+
+export interface RunnerDeps extends ContextServices {
+  readonly tools: ReadonlyMap<string, AnyToolDefinition>;
+  readonly watch: TaskWatch;
+  readonly logger: Logger;
+  /** How long to wait for an aborted handler to return before giving up on it (ms). */
+  readonly abortGraceMs: number;
+  /** Executions in progress, by task id (= job id). */
+  readonly running: Map<string, RunningJob>;
+}
+
+/** A failure already stored on the task; BullMQ only needs to mark the job failed (no retry). */
+export class RecordedFailure extends UnrecoverableError {}
+
+class InvalidArguments extends Error {}
+
+type Settled = { kind: 'value'; value: unknown } | { kind: 'error'; error: unknown } | { kind: 'abandoned' };
+
+/** The handler's outcome; once `signal` aborts, waits at most `graceMs` more for it. */
+function settle(run: Promise<unknown>, signal: AbortSignal, graceMs: number): Promise<Settled> {
+  const settled = run.then(
+    (value): Settled => ({ kind: 'value', value }),
+    (error: unknown): Settled => ({ kind: 'error', error }),
+  );
+  return new Promise((resolve) => {
+    let timer: NodeJS.Timeout | undefined;
+    const onAbort = (): void => {
+      timer = setTimeout(() => resolve({ kind: 'abandoned' }), graceMs);
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    void settled.then((outcome) => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      resolve(outcome);
+    });
+  });
+}
+
+/**
+ * Runs one BullMQ job: one execution of a task's tool. The attempt number counts every execution that
+ * started before, failed ones (`attemptsMade`) and crashed ones (`stalledCounter`) alike, so a crash spends
+ * an attempt just like a thrown error: a task whose last allowed execution died is failed here, by the
+ * worker that picks up the stalled job, without running the tool again.
+ */
+export async function runJob(deps: RunnerDeps, job: Job<ToolJobData>, token: string | undefined): Promise<void> {
+  const data = job.data;
+  if (typeof data?.taskId !== 'string' || typeof data.ownerId !== 'string' || typeof data.tool !== 'string') {
+    throw new UnrecoverableError('Malformed job: a tool job needs string taskId, ownerId and tool');
+  }
+  const ref: TaskRef = { taskId: data.taskId, ownerId: data.ownerId };
+  const budget = Math.max(1, job.opts.attempts ?? 1);
+  const used = job.attemptsMade + job.stalledCounter;
+  const attempt = used + 1;
+  const logger = deps.logger.child({ taskId: data.taskId, tool: data.tool, attempt });
+
+  const def = deps.tools.get(data.tool);
+  if (def === undefined) {
+    const error = ProtocolError.methodNotFound(
+      `Unknown tool '${data.tool}': no worker of queue '${job.queueName}' has it`,
+    );
+    return await record(deps, ref, protocolErrorOutcome(error), logger);
+  }
+  if (used >= budget) {
+    logger.warn({ used, budget }, 'the previous execution stopped without reporting and no attempts remain');
+    const text = `The worker running this tool stopped unexpectedly (attempt ${used} of ${budget}); no attempts remain`;
+    return await record(deps, ref, toolError(text), logger);
+  }
+  const started = await deps.store.start(ref, attempt);
+  if (!started.ok) {
+    logger.debug({ reason: started.reason }, 'the task is not live any more: job skipped');
+    return;
+  }
+
+  const controller = new AbortController();
+  let handlerSettled = false;
+  const abort = (kind: AbortKind): void => {
+    // Once the handler has settled, only this execution's own finish can follow: nothing left to abort.
+    if (!handlerSettled && !controller.signal.aborted) controller.abort(new TaskAbortedError(kind));
+  };
+  deps.running.set(data.taskId, { abort });
+  let unwatch: (() => Promise<void>) | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    unwatch = await deps.watch.watch(data.taskId, abort);
+    if (def.timeoutMs !== undefined) timer = setTimeout(() => abort('timeout'), def.timeoutMs);
+    const handle = createToolContext({ services: deps, data, signal: controller.signal, attempt, logger });
+    logger.debug({}, 'execution started');
+    const run = (async () => {
+      const args = def.inputSchema.safeParse(data.arguments);
+      if (!args.success) {
+        throw new InvalidArguments(`Invalid arguments for tool '${def.name}': ${describeZodIssues(args.error)}`);
+      }
+      return await def.handler(args.data, handle.context);
+    })();
+    const settled = await settle(run, controller.signal, deps.abortGraceMs);
+    handlerSettled = true;
+    clearTimeout(timer);
+    await handle.flush();
+    await conclude({ deps, job, token, def, ref, settled, signal: controller.signal, attempt, budget, logger });
+  } finally {
+    clearTimeout(timer);
+    deps.running.delete(data.taskId);
+    await unwatch?.().catch(() => {});
+  }
+}
+
+interface Conclusion {
+  readonly deps: RunnerDeps;
+  readonly job: Job<ToolJobData>;
+  readonly token: string | undefined;
+  readonly def: AnyToolDefinition;
+  readonly ref: TaskRef;
+  readonly settled: Settled;
+  readonly signal: AbortSignal;
+  readonly attempt: number;
+  readonly budget: number;
+  readonly logger: Logger;
+}
+
+/** Stores the outcome of an execution, asks BullMQ for a retry, or releases the job. */
+async function conclude(c: Conclusion): Promise<void> {
+  const { deps, settled, logger } = c;
+  const aborted = c.signal.aborted ? (c.signal.reason as TaskAbortedError).kind : undefined;
+  if (aborted === 'cancelled' || aborted === 'gone' || aborted === 'finished') {
+    // The task is terminal or gone: whatever the handler produced is discarded (CNL-3).
+    logger.info({ aborted, settled: settled.kind }, 'the task ended while its tool ran; the result is discarded');
+    return;
+  }
+  if ((aborted === 'shutdown' || aborted === 'lock-lost') && settled.kind !== 'value') {
+    await release(c, aborted);
+    throw new WaitingError();
+  }
+
+  let finished: Finished;
+  let failure: unknown;
+  if (aborted === 'timeout') {
+    failure = new Error(`The tool did not finish within ${c.def.timeoutMs} ms`);
+    finished = toolError(errorMessage(failure));
+  } else if (settled.kind === 'value') {
+    try {
+      finished = resultOutcome(c.def, settled.value);
+    } catch (error) {
+      finished = toolError(errorMessage(error));
+    }
+  } else if (settled.kind === 'error' && isProtocolError(settled.error)) {
+    finished = protocolErrorOutcome(settled.error);
+  } else {
+    const error = settled.kind === 'error' ? settled.error : new Error('The tool did not return');
+    finished = toolError(errorMessage(error));
+    if (!(error instanceof InvalidArguments)) failure = error;
+  }
+
+  if (failure !== undefined && c.attempt < c.budget) {
+    const message = errorMessage(failure);
+    logger.warn({ err: message }, 'attempt failed; BullMQ retries it');
+    await deps.store.setStatusMessage(c.ref, `Attempt ${c.attempt} of ${c.budget} failed: ${message}; retrying`);
+    throw failure instanceof Error ? failure : new Error(message);
+  }
+  const ended = await deps.store.finish(c.ref, finished.outcome, finished.statusMessage);
+  if (!ended.ok) {
+    logger.info({ reason: ended.reason }, 'the task ended before the tool did; the result is discarded');
+    return;
+  }
+  logger.info({ status: ended.task.status }, 'task finished');
+  if (failure !== undefined || 'error' in finished.outcome) {
+    // Keep the job in BullMQ's failed set for operators; the task already holds the outcome.
+    throw new RecordedFailure(finished.statusMessage ?? 'failed');
+  }
+}
+
+/** Puts the job back in its queue for another worker (shutdown), or leaves it to BullMQ's stalled checker. */
+async function release(c: Conclusion, why: 'shutdown' | 'lock-lost'): Promise<void> {
+  c.logger.warn({ why }, 'execution abandoned; the job goes back to the queue');
+  if (why !== 'shutdown' || c.token === undefined) return;
+  try {
+    await c.deps.store.setStatusMessage(c.ref, 'The worker shut down; another worker will run the task again');
+    await c.job.moveToWait(c.token);
+  } catch (error) {
+    // The lock lapsed meanwhile: the stalled checker returns the job to the queue instead.
+    c.logger.warn({ err: errorMessage(error) }, 'could not release the job');
+  }
+}
+
+/** Stores a final failure decided before any execution, then fails the job without retry. */
+async function record(deps: RunnerDeps, ref: TaskRef, finished: Finished, logger: Logger): Promise<void> {
+  const ended = await deps.store.finish(ref, finished.outcome, finished.statusMessage);
+  if (!ended.ok) {
+    logger.debug({ reason: ended.reason }, 'the task is not live any more: job skipped');
+    return;
+  }
+  throw new RecordedFailure(finished.statusMessage ?? 'failed');
+}

@@ -1,0 +1,195 @@
+import {
+  type InputRequests,
+  InputWaitError,
+  type TaskOutbox,
+  type TaskRef,
+  type TaskStore,
+  type ToolJobData,
+} from '@taskgate/core';
+import {
+  ClientCapabilitiesSchema,
+  type CreateMessageRequestParams,
+  CreateMessageRequestParamsSchema,
+  CreateMessageResultSchema,
+  CreateMessageResultWithToolsSchema,
+  type ElicitRequestParams,
+  ElicitRequestParamsSchema,
+  ElicitResultSchema,
+  ImplementationSchema,
+  LoggingLevelSchema,
+  ProtocolError,
+  RELATED_TASK_META_KEY,
+} from '@taskgate/protocol';
+import type { z } from 'zod';
+import { ClientCapabilityError } from './errors.js';
+import { errorMessage, type Logger } from './logger.js';
+import type { ToolClient, ToolContext } from './tool-context.js';
+import { describeZodIssues } from './zod-issues.js';
+
+/** How long an input request outlives the wait for it, so a late answer still finds it (and is ignored). */
+const REQUEST_LINGER_MS = 60_000;
+
+/** What a tool context needs from the worker. */
+export interface ContextServices {
+  readonly store: TaskStore;
+  readonly outbox: TaskOutbox;
+  readonly inputs: InputRequests;
+  /** How long `elicit` / `sample` wait for the answer (ms). */
+  readonly inputTimeoutMs: number;
+}
+
+export interface ContextOptions {
+  readonly services: ContextServices;
+  readonly data: ToolJobData;
+  readonly signal: AbortSignal;
+  readonly attempt: number;
+  readonly logger: Logger;
+}
+
+/** A tool context plus what the runner needs to finish cleanly. */
+export interface ContextHandle {
+  readonly context: ToolContext;
+  /** Resolves once every progress, log and status change issued so far is in Redis. Never rejects. */
+  flush(): Promise<void>;
+}
+
+function clientOf(data: ToolJobData): ToolClient {
+  const capabilities = ClientCapabilitiesSchema.safeParse(data.client?.capabilities ?? {});
+  const info = ImplementationSchema.safeParse(data.client?.info);
+  return { capabilities: capabilities.success ? capabilities.data : {}, ...(info.success && { info: info.data }) };
+}
+
+/**
+ * Builds the `ctx` of one execution. Every Redis side effect (outbox appends, status changes) runs through
+ * one queue, so the client sees them in call order even when the handler does not await them; the state
+ * moves to `input_required` with the first pending input request and back to `working` after the last answer.
+ */
+export function createToolContext(options: ContextOptions): ContextHandle {
+  const { services, data, signal, logger } = options;
+  const { store, outbox, inputs } = services;
+  const ref: TaskRef = { taskId: data.taskId, ownerId: data.ownerId };
+  const taskId = data.taskId;
+  const client = clientOf(data);
+  // Only a job that carries the client's session data can be checked against its capabilities.
+  const knowsClient = data.client !== undefined;
+  let queue: Promise<unknown> = Promise.resolve();
+  let pendingInputs = 0;
+
+  /** Runs `step` after every step queued before it; the returned promise carries the step's own outcome. */
+  const inOrder = <T>(step: () => Promise<T>): Promise<T> => {
+    const run = queue.then(step);
+    queue = run.catch(() => {});
+    return run;
+  };
+  /** Like inOrder, for fire-and-forget steps: failures are logged, never thrown. */
+  const quietly = (what: string, step: () => Promise<unknown>): Promise<void> =>
+    inOrder(step).then(
+      () => {},
+      (error: unknown) => logger.warn({ err: errorMessage(error) }, `could not ${what}`),
+    );
+
+  const ask = async <S extends z.ZodType>(
+    method: 'elicitation/create' | 'sampling/createMessage',
+    params: Record<string, unknown>,
+    resultSchema: S,
+  ): Promise<z.output<S>> => {
+    signal.throwIfAborted();
+    const requestId = await inputs.create(taskId, ref.ownerId, method, services.inputTimeoutMs + REQUEST_LINGER_MS);
+    const meta = { ...(params._meta as Record<string, unknown> | undefined), [RELATED_TASK_META_KEY]: { taskId } };
+    pendingInputs += 1;
+    const first = pendingInputs === 1;
+    try {
+      await inOrder(async () => {
+        await outbox.append(taskId, { type: 'request', requestId, method, params: { ...params, _meta: meta } });
+        if (first) await store.requireInput(ref);
+      });
+      const answer = await inputs.waitForAnswer(requestId, { signal, timeoutMs: services.inputTimeoutMs });
+      if ('error' in answer) throw new ProtocolError(answer.error.code, answer.error.message, answer.error.data);
+      const result = resultSchema.safeParse(answer.result);
+      if (!result.success)
+        throw new Error(`The client's answer to ${method} is not valid: ${describeZodIssues(result.error)}`);
+      return result.data;
+    } catch (error) {
+      if (error instanceof InputWaitError && error.reason === 'aborted') throw signal.reason;
+      throw error;
+    } finally {
+      pendingInputs -= 1;
+      if (pendingInputs === 0 && !signal.aborted) await quietly('resume the task', () => store.resume(ref));
+    }
+  };
+
+  const context: ToolContext = {
+    taskId,
+    signal,
+    attempt: options.attempt,
+    client,
+    principal: data.principal,
+    logger,
+    progress(progress, total, message) {
+      if (!Number.isFinite(progress) || (total !== undefined && !Number.isFinite(total))) {
+        logger.warn({ progress, total }, 'progress ignored: progress and total must be finite numbers');
+        return Promise.resolve();
+      }
+      const entry = {
+        type: 'progress' as const,
+        progress,
+        ...(total !== undefined && { total }),
+        ...(message !== undefined && { message }),
+      };
+      return quietly('report progress', () => outbox.append(taskId, entry));
+    },
+    log(level, payload, loggerName) {
+      if (!LoggingLevelSchema.safeParse(level).success) {
+        logger.warn({ level }, 'log message ignored: not an MCP logging level');
+        return Promise.resolve();
+      }
+      const entry = {
+        type: 'log' as const,
+        level,
+        data: payload,
+        ...(loggerName !== undefined && { logger: loggerName }),
+      };
+      return quietly('send a log message', () => outbox.append(taskId, entry));
+    },
+    setStatusMessage(text) {
+      return quietly('set the status message', () => store.setStatusMessage(ref, String(text)));
+    },
+    async elicit(params: ElicitRequestParams) {
+      const parsed = ElicitRequestParamsSchema.safeParse(params);
+      if (!parsed.success) throw new TypeError(`Invalid elicitation/create params: ${describeZodIssues(parsed.error)}`);
+      const capability = client.capabilities.elicitation;
+      if (knowsClient && capability === undefined) {
+        throw new ClientCapabilityError(
+          'The client did not declare the elicitation capability; check ctx.client.capabilities.elicitation first',
+        );
+      }
+      if (knowsClient && parsed.data.mode === 'url' && capability?.url === undefined) {
+        throw new ClientCapabilityError(
+          'The client did not declare URL-mode elicitation (capabilities.elicitation.url)',
+        );
+      }
+      return await ask('elicitation/create', params, ElicitResultSchema);
+    },
+    async sample(params: CreateMessageRequestParams) {
+      const parsed = CreateMessageRequestParamsSchema.safeParse(params);
+      if (!parsed.success)
+        throw new TypeError(`Invalid sampling/createMessage params: ${describeZodIssues(parsed.error)}`);
+      const capability = client.capabilities.sampling;
+      if (knowsClient && capability === undefined) {
+        throw new ClientCapabilityError(
+          'The client did not declare the sampling capability; check ctx.client.capabilities.sampling first',
+        );
+      }
+      const withTools = parsed.data.tools !== undefined;
+      if (knowsClient && withTools && capability?.tools === undefined) {
+        throw new ClientCapabilityError(
+          'The client did not declare tool use in sampling (capabilities.sampling.tools)',
+        );
+      }
+      return withTools
+        ? await ask('sampling/createMessage', params, CreateMessageResultWithToolsSchema)
+        : await ask('sampling/createMessage', params, CreateMessageResultSchema);
+    },
+  };
+  return { context, flush: () => queue.then(() => {}) };
+}

@@ -1,0 +1,51 @@
+import type {
+  ClientCapabilities,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  CreateMessageResultWithTools,
+  ElicitRequestParams,
+  ElicitResult,
+  Implementation,
+  LoggingLevel,
+} from '@taskgate/protocol';
+import type { Logger } from './logger.js';
+
+/** The client whose request started the task, as its session declared it at `initialize`. */
+export interface ToolClient {
+  /** Check these before `elicit` / `sample`: a client that did not declare the capability cannot answer. */
+  readonly capabilities: ClientCapabilities;
+  readonly info?: Implementation;
+}
+
+/**
+ * What a tool handler gets besides its arguments. Everything goes through Redis, so it works whichever
+ * gateway the client talks to. `progress`, `log` and `setStatusMessage` keep their call order and never
+ * reject (a task that is gone simply drops them); awaiting them is optional.
+ */
+export interface ToolContext {
+  readonly taskId: string;
+  /** Aborted when the task is cancelled, expires, times out, or the worker shuts down; `reason` says which. */
+  readonly signal: AbortSignal;
+  /** 1 for the first execution of this task, 2 for the first retry, and so on. */
+  readonly attempt: number;
+  /** Reports progress (the gateway relays it with the request's progressToken); `progress` should increase. */
+  progress(progress: number, total?: number, message?: string): Promise<void>;
+  /** Sends a log message to the client (`notifications/message`). */
+  log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
+  /** Replaces the task's `statusMessage`, which `tasks/get` shows. */
+  setStatusMessage(text: string): Promise<void>;
+  /**
+   * Asks the user through the client (`elicitation/create`): the task is `input_required` until the answer
+   * arrives. Rejects with a `ProtocolError` when the client answers with an error, an `InputWaitError` on
+   * timeout, the signal's reason when the task is aborted, and a `ClientCapabilityError` when the client
+   * did not declare elicitation (or URL mode).
+   */
+  elicit(params: ElicitRequestParams): Promise<ElicitResult>;
+  /** Asks the client's model for a completion (`sampling/createMessage`); otherwise like `elicit`. */
+  sample(params: CreateMessageRequestParams): Promise<CreateMessageResult | CreateMessageResultWithTools>;
+  readonly client: ToolClient;
+  /** The authenticated principal that owns the task, when auth is on. */
+  readonly principal: string | undefined;
+  /** A logger bound to this task, tool and attempt. Never log tool arguments at info or above. */
+  readonly logger: Logger;
+}

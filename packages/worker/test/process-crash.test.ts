@@ -1,0 +1,84 @@
+import { useRedis } from '@taskgate/test-harness';
+import { describe, expect, it } from 'vitest';
+import { until } from './support/gateway.js';
+import { useWorkerProcesses } from './support/process-env.js';
+import type { WorkerProcess } from './support/worker-process.js';
+
+const LOCK_MS = 2000;
+const STALLED_MS = 1000;
+/** Time for the surviving worker to fetch the recovered job and record the outcome, on a busy machine. */
+const MARGIN_MS = 2000;
+const BOUND_MS = LOCK_MS + STALLED_MS + MARGIN_MS;
+const timings = { LOCK_MS: String(LOCK_MS), STALLED_MS: String(STALLED_MS) };
+
+/** The process that reported starting the task (waits until one has). */
+function holder(workers: WorkerProcess[], taskId: string): Promise<WorkerProcess> {
+  return until(
+    async () => workers.find((w) => w.events.some((e) => e.type === 'started' && e.taskId === taskId)),
+    15_000,
+    `a worker to start ${taskId}`,
+  );
+}
+
+describe('a worker process killed with SIGKILL mid-task', () => {
+  const redis = useRedis();
+  const env = useWorkerProcesses(redis);
+  const alive: WorkerProcess[] = [];
+
+  it('[ERR-4][LIF-1] with attempts 1: the task becomes failed with a stored error result, not stuck working', async () => {
+    alive.push(...(await Promise.all([env.start(timings), env.start(timings)])));
+    const gateway = env.gateway();
+    const taskId = await gateway.call('sleeper', { ms: 60_000 });
+    const victim = await holder(alive, taskId);
+    await victim.process.stop('SIGKILL');
+    const killedAt = Date.now();
+    alive.splice(alive.indexOf(victim), 1);
+
+    const task = await gateway.waitForEnd(taskId, BOUND_MS + 5000);
+    const elapsed = Date.now() - killedAt;
+    const text = 'The worker running this tool stopped unexpectedly (attempt 1 of 1); no attempts remain';
+    expect(task).toMatchObject({ status: 'failed', statusMessage: `Tool failed: ${text}` });
+    expect(await gateway.outcome(taskId)).toEqual({ result: { content: [{ type: 'text', text }], isError: true } });
+    expect(elapsed, `recovered ${elapsed} ms after the kill`).toBeLessThanOrEqual(BOUND_MS);
+    // The tool did not run again anywhere.
+    const starts = alive.flatMap((w) => w.events).filter((e) => e.type === 'started' && e.taskId === taskId);
+    expect(starts).toEqual([]);
+    // The job lands in BullMQ's failed set right after the task was failed.
+    const queue = gateway.queues.queue('tool.sleeper');
+    await until(
+      async () => ((await (await queue.getJob(taskId))?.getState()) === 'failed' ? true : undefined),
+      5000,
+      'failed job',
+    );
+  });
+
+  it('[LIF-1] with attempts 2: another worker runs attempt 2 and completes the task', async () => {
+    alive.push(await env.start(timings));
+    const gateway = env.gateway();
+    const taskId = await gateway.call('sleeper_retry', { ms: 60_000, retryMs: 100 });
+    const victim = await holder(alive, taskId);
+    await victim.process.stop('SIGKILL');
+    const killedAt = Date.now();
+    const survivors = alive.filter((w) => w !== victim);
+
+    const rescuer = await until(
+      async () =>
+        survivors.find((w) => w.events.some((e) => e.type === 'started' && e.taskId === taskId && e.attempt === 2)),
+      BOUND_MS + 5000,
+      'attempt 2',
+    );
+    const elapsed = Date.now() - killedAt;
+    expect(elapsed, `attempt 2 started ${elapsed} ms after the kill`).toBeLessThanOrEqual(BOUND_MS);
+    const task = await gateway.waitForEnd(taskId);
+    expect(task).toMatchObject({ status: 'completed', attempt: 2 });
+    expect(await gateway.outcome(taskId)).toEqual({
+      result: { content: [{ type: 'text', text: 'slept 100 ms on attempt 2' }] },
+    });
+    expect(rescuer.pid).not.toBe(victim.pid);
+    await until(
+      async () => ((await gateway.queues.queue('tool.sleeper_retry').getJob(taskId)) === undefined ? true : undefined),
+      5000,
+      'the completed job to be removed',
+    );
+  });
+});
