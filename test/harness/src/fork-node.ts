@@ -1,7 +1,12 @@
 import { type ChildProcess, fork } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+
+// Resolved here, so a child started in another working directory still finds the TypeScript loader.
+const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 /** Node options that run a TypeScript entry point straight from the workspace sources (no build needed). */
-export const SOURCE_EXEC_ARGV: readonly string[] = ['--conditions=taskgate-source', '--import', 'tsx'];
+export const SOURCE_EXEC_ARGV: readonly string[] = ['--conditions=taskgate-source', '--import', tsxLoader];
 
 export interface ForkedProcess extends AsyncDisposable {
   readonly child: ChildProcess;
@@ -19,10 +24,12 @@ export function forkNode(
   entry: string,
   args: readonly string[] = [],
   env: Readonly<Record<string, string>> = {},
+  options: { readonly cwd?: string } = {},
 ): ForkedProcess {
   const child = fork(entry, [...args], {
     execArgv: [...SOURCE_EXEC_ARGV],
     env: { ...process.env, ...env },
+    ...(options.cwd !== undefined && { cwd: options.cwd }),
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   let output = '';
