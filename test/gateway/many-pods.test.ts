@@ -37,11 +37,11 @@ beforeAll(async () => {
   redis = new Redis(server.url);
   const env = {
     REDIS_URL: server.url,
-    KEY_PREFIX: prefix,
-    CURSOR_SECRET: 'many-pods-cursor-secret-0123456789',
-    TASK_POLL_INTERVAL_MS: '200',
-    TASKS_PAGE_SIZE: '2',
-    TOOLS_PAGE_SIZE: '2',
+    TASKGATE_KEY_PREFIX: prefix,
+    TASKGATE_CURSOR_SECRET: 'many-pods-cursor-secret-0123456789',
+    TASKGATE_POLL_INTERVAL_MS: '200',
+    TASKGATE_PAGE_SIZE: '2',
+    TASKGATE_TOOLS_PAGE_SIZE: '2',
   };
   const [a, b, worker] = await Promise.all([forkGateway(env), forkGateway(env), forkWorker(env)]);
   processes.push(a.proc, b.proc, worker);

@@ -9,27 +9,10 @@ const specFile =
   process.env.TASKGATE_REQUIREMENTS_FILE ?? join(root, '..', 'shared', 'spec', 'REQUIREMENTS-2025-11-25.md');
 
 /**
- * Ids that must be cited by a test today. The set grows as features land; when it equals every id but CLT-*,
- * the list of uncited ids below must be empty.
+ * Ids no test has to cite: the client-side tasks of CLT-* (the server as requestor, task-augmenting its
+ * elicitation and sampling requests) are a MAY that taskgate does not implement.
  */
-const MUST_BE_CITED = new Set([
-  'LIF-1',
-  'CNL-1',
-  'CNL-3',
-  'CRT-4',
-  'CRT-6',
-  'GET-2',
-  'GET-3',
-  'LST-2',
-  'LST-3',
-  'LST-4',
-  'TTL-1',
-  'TTL-2',
-  'TTL-3',
-  'SEC-1',
-  'SEC-2',
-  'ERR-1',
-]);
+const EXEMPT = /^CLT-\d+$/;
 
 function testFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -68,14 +51,17 @@ describe('requirements manifest', () => {
     expect(REQUIREMENTS.map((r) => r.id)).toEqual(specIds);
   });
 
-  it('is cited by tests for every id that must be covered now', () => {
+  it('is cited by a test for every id except CLT-*', () => {
     const cited = citations();
     const known = new Set(REQUIREMENTS.map((r) => r.id));
     const unknown = [...cited.keys()].filter((id) => !known.has(id));
     expect(unknown, 'tests cite ids that are not in the manifest').toEqual([]);
 
     const uncited = REQUIREMENTS.map((r) => r.id).filter((id) => !cited.has(id));
-    if (uncited.length > 0) console.info(`requirements not cited by any test yet: ${uncited.join(', ')}`);
-    expect(uncited.filter((id) => MUST_BE_CITED.has(id))).toEqual([]);
+    if (uncited.length > 0) console.info(`requirements not cited by any test: ${uncited.join(', ')}`);
+    expect(
+      uncited.filter((id) => !EXEMPT.test(id)),
+      'every id but CLT-* must be cited by a test title',
+    ).toEqual([]);
   });
 });

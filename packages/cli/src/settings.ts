@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { int, list, rateLimit } from './setting-schemas.js';
+import { AUTH_SETTINGS } from './settings-auth.js';
+import { WORKER_SETTINGS } from './settings-worker.js';
 
 /** Which processes read a setting. */
 export type SettingScope = 'gateway' | 'worker' | 'both';
@@ -13,14 +16,6 @@ export interface Setting {
   readonly default?: string;
   readonly description: string;
 }
-
-const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
-const list = z.string().transform((value) =>
-  value
-    .split(',')
-    .map((item) => item.trim())
-    .filter((item) => item !== ''),
-);
 
 /**
  * Every setting taskgate reads. Environment variables and `--flags` name the same settings; a flag wins
@@ -44,6 +39,23 @@ export const SETTINGS = [
     description: 'Prefix of every Redis key and channel; gateways and workers of one deployment share it.',
   },
   {
+    env: 'LOG_LEVEL',
+    flag: '--log-level',
+    scope: 'both',
+    schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    default: 'info',
+    description: 'Level of the JSON logs on stdout (audit events are `info` and `warn`).',
+  },
+  {
+    env: 'TASKGATE_DRAIN_TIMEOUT_MS',
+    flag: '--drain-timeout-ms',
+    scope: 'both',
+    schema: int(0),
+    default: '25000',
+    description:
+      "On SIGTERM, how long running work may finish: a worker's tools (then they are aborted and their jobs released), a gateway's plain tool calls.",
+  },
+  {
     env: 'HOST',
     flag: '--host',
     scope: 'gateway',
@@ -59,34 +71,14 @@ export const SETTINGS = [
     default: '3000',
     description: 'Port of the MCP endpoint (`/mcp`), `/healthz`, `/readyz` and `/metrics`.',
   },
-  {
-    env: 'TASKGATE_AUTH',
-    flag: '--auth',
-    scope: 'gateway',
-    schema: z.enum(['none', 'tokens']),
-    default: 'none',
-    description: '`none`: each session owns its tasks (local use). `tokens`: bearer tokens map to principals.',
-  },
-  {
-    env: 'TASKGATE_TOKENS_FILE',
-    flag: '--tokens-file',
-    scope: 'gateway',
-    schema: z.string().min(1),
-    description: 'With `tokens` auth: a file of `token=principal` lines (`#` starts a comment).',
-  },
-  {
-    env: 'TASKGATE_TOKENS',
-    flag: '--tokens',
-    scope: 'gateway',
-    schema: z.string().min(1),
-    description: 'With `tokens` auth: `token=principal` pairs separated by commas (instead of a file).',
-  },
+  ...AUTH_SETTINGS,
   {
     env: 'TASKGATE_CURSOR_SECRET',
     flag: '--cursor-secret',
     scope: 'gateway',
     schema: z.string().min(16, 'must be at least 16 characters'),
-    description: 'Signs `tasks/list` cursors; every gateway of a deployment needs the same value. Required.',
+    description:
+      'Signs `tasks/list` and `tools/list` cursors; every gateway of a deployment needs the same value. Required.',
   },
   {
     env: 'TASKGATE_DEFAULT_TTL_MS',
@@ -105,6 +97,14 @@ export const SETTINGS = [
     description: 'Largest ttl granted; longer requests are clamped to it. Tasks and results are deleted after it.',
   },
   {
+    env: 'TASKGATE_MIN_TTL_MS',
+    flag: '--min-ttl-ms',
+    scope: 'gateway',
+    schema: int(1),
+    default: '1000',
+    description: 'Smallest ttl granted; shorter requests are raised to it.',
+  },
+  {
     env: 'TASKGATE_POLL_INTERVAL_MS',
     flag: '--poll-interval-ms',
     scope: 'gateway',
@@ -118,7 +118,7 @@ export const SETTINGS = [
     scope: 'gateway',
     schema: int(0),
     default: '100',
-    description: 'Tasks one owner may have working or waiting for input at once (0 = unlimited).',
+    description: 'Tasks one owner may have working or waiting for input at once (0 = unlimited); more get -32010.',
   },
   {
     env: 'TASKGATE_PAGE_SIZE',
@@ -127,6 +127,56 @@ export const SETTINGS = [
     schema: int(1, 1000),
     default: '50',
     description: 'Tasks per `tasks/list` page.',
+  },
+  {
+    env: 'TASKGATE_CURSOR_TTL_MS',
+    flag: '--cursor-ttl-ms',
+    scope: 'gateway',
+    schema: int(1),
+    default: '3600000',
+    description: 'How long a `tasks/list` or `tools/list` cursor stays valid.',
+  },
+  {
+    env: 'TASKGATE_TOOLS_PAGE_SIZE',
+    flag: '--tools-page-size',
+    scope: 'gateway',
+    schema: int(1, 1000),
+    default: '100',
+    description: 'Entries per page of `tools/list`, `resources/list`, `resources/templates/list` and `prompts/list`.',
+  },
+  {
+    env: 'TASKGATE_READ_TIMEOUT_MS',
+    flag: '--read-timeout-ms',
+    scope: 'gateway',
+    schema: int(1),
+    default: '30000',
+    description: 'How long `resources/read`, `prompts/get` and `completion/complete` wait for a worker before -32603.',
+  },
+  {
+    env: 'TASKGATE_RATE_LIMIT_CREATE',
+    flag: '--rate-limit-create',
+    scope: 'gateway',
+    schema: rateLimit,
+    default: '120/60',
+    description:
+      '`tools/call` requests (they create tasks) per principal: `<points>/<seconds>` or `off`. Counted in Redis across all gateways.',
+  },
+  {
+    env: 'TASKGATE_RATE_LIMIT_READ',
+    flag: '--rate-limit-read',
+    scope: 'gateway',
+    schema: rateLimit,
+    default: '1200/60',
+    description:
+      '`tasks/get`, `tasks/list`, `tasks/result`, `resources/read`, `prompts/get` and `completion/complete` requests per principal: `<points>/<seconds>` or `off`.',
+  },
+  {
+    env: 'TASKGATE_RATE_LIMIT_CANCEL',
+    flag: '--rate-limit-cancel',
+    scope: 'gateway',
+    schema: rateLimit,
+    default: '120/60',
+    description: '`tasks/cancel` requests per principal: `<points>/<seconds>` or `off`.',
   },
   {
     env: 'TASKGATE_MAX_BODY_BYTES',
@@ -142,7 +192,7 @@ export const SETTINGS = [
     scope: 'gateway',
     schema: list,
     default: 'localhost,127.0.0.1,[::1]',
-    description: 'Host header values accepted (DNS-rebinding protection), comma-separated.',
+    description: 'Host header values accepted (DNS-rebinding protection), comma-separated; `any` turns the check off.',
   },
   {
     env: 'TASKGATE_ALLOWED_ORIGINS',
@@ -153,26 +203,78 @@ export const SETTINGS = [
     description: 'Origin header values accepted besides none, comma-separated (browser clients).',
   },
   {
-    env: 'TASKGATE_TOOLS',
-    flag: '--tools',
-    scope: 'worker',
-    schema: list,
-    description: 'Modules whose `tools` (or default) export lists the tools this worker runs, comma-separated.',
+    env: 'TASKGATE_SSE_HEARTBEAT_MS',
+    flag: '--sse-heartbeat-ms',
+    scope: 'gateway',
+    schema: int(100),
+    default: '15000',
+    description: 'Interval of SSE keep-alive comments and stream lease refreshes (leases last three heartbeats).',
   },
   {
-    env: 'TASKGATE_DRAIN_TIMEOUT_MS',
-    flag: '--drain-timeout-ms',
-    scope: 'worker',
+    env: 'TASKGATE_SSE_RETRY_MS',
+    flag: '--sse-retry-ms',
+    scope: 'gateway',
     schema: int(0),
-    default: '30000',
-    description: 'On SIGTERM, how long running tools may take to finish before they are aborted.',
+    default: '1000',
+    description: 'The SSE `retry` field of priming events: how long clients wait before resuming a dropped stream.',
   },
   {
-    env: 'LOG_LEVEL',
-    flag: '--log-level',
-    scope: 'both',
-    schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
-    default: 'info',
-    description: 'Log level of the JSON logs on stdout.',
+    env: 'TASKGATE_EVENT_LOG_MAX_EVENTS',
+    flag: '--event-log-max-events',
+    scope: 'gateway',
+    schema: int(10),
+    default: '1000',
+    description: 'Approximate number of events each SSE stream keeps in Redis for `Last-Event-ID` resumption.',
   },
+  {
+    env: 'TASKGATE_EVENT_LOG_RETENTION_MS',
+    flag: '--event-log-retention-ms',
+    scope: 'gateway',
+    schema: int(1000),
+    default: '600000',
+    description: 'How long SSE events stay resumable; a stream log expires this long after its last event.',
+  },
+  {
+    env: 'TASKGATE_DIRECT_CALL_CANCEL_GRACE_MS',
+    flag: '--direct-call-cancel-grace-ms',
+    scope: 'gateway',
+    schema: int(0),
+    default: '5000',
+    description:
+      'A plain call whose stream the client dropped is cancelled unless resumed (on any pod) within this time.',
+  },
+  {
+    env: 'TASKGATE_SESSION_IDLE_TTL_MS',
+    flag: '--session-idle-ttl-ms',
+    scope: 'gateway',
+    schema: int(1000),
+    default: '1800000',
+    description: 'A session ends after this long without a request or an open GET stream.',
+  },
+  {
+    env: 'TASKGATE_DIRECT_CALL_TTL_MS',
+    flag: '--direct-call-ttl-ms',
+    scope: 'gateway',
+    schema: int(1),
+    default: '3600000',
+    description: 'Lifetime of the hidden record of a plain (non-task) tool call.',
+  },
+  {
+    env: 'TASKGATE_TOOL_STALE_AFTER_MS',
+    flag: '--tool-stale-after-ms',
+    scope: 'gateway',
+    schema: int(1000),
+    default: '30000',
+    description: 'A tool leaves `tools/list` when no worker announced it for this long.',
+  },
+  {
+    env: 'TASKGATE_DRAIN_RETRY_AFTER_MS',
+    flag: '--drain-retry-after-ms',
+    scope: 'gateway',
+    schema: int(0),
+    default: '1000',
+    description:
+      'Retry hint of a draining gateway: the SSE `retry` of the streams it ends and the `Retry-After` of its 503s.',
+  },
+  ...WORKER_SETTINGS,
 ] as const satisfies readonly Setting[];

@@ -13,7 +13,8 @@
     ARGV[4] owner id (digest)
     ARGV[5] max non-terminal tasks per owner (0 = unlimited)
     ARGV[6] channel
-    ARGV[7] JSON object of extra string fields (kind, session, notify = session channel, tool, progressToken)
+    ARGV[7] JSON object of extra string fields (kind, session, notify = session channel, feed = session feed,
+            tool, progressToken)
     ARGV[8] '1' to list the task under its owner, '0' to keep it out of tasks/list (direct calls)
 
   Output:

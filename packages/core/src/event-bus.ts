@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { closeRedis } from './redis-close.js';
 
 /** Receives the raw payload of one pub/sub message. */
 export type ChannelListener = (message: string) => void;
@@ -29,6 +30,11 @@ export class EventBus {
     this.#subscriber.on('ready', () => this.#onReady());
     // Connection errors are retried by ioredis; waiters recover through the reconnect hooks.
     this.#subscriber.on('error', () => {});
+  }
+
+  /** The subscriber connection (for health metrics; never send commands on it). */
+  get connection(): Redis {
+    return this.#subscriber;
   }
 
   /** Number of channels currently subscribed. */
@@ -80,7 +86,7 @@ export class EventBus {
     this.#closed = true;
     this.#channels.clear();
     this.#reconnectHooks.clear();
-    await this.#subscriber.quit().catch(() => this.#subscriber.disconnect());
+    await closeRedis(this.#subscriber);
   }
 
   async #unsubscribe(channel: string, listener: ChannelListener): Promise<void> {

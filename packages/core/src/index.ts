@@ -1,3 +1,4 @@
+export { Catalog, type CatalogOptions } from './catalog.js';
 export {
   cannotCancelTerminal,
   type InternalErrorCode,
@@ -9,7 +10,15 @@ export {
   taskNotFound,
 } from './errors.js';
 export { type ChannelListener, EventBus } from './event-bus.js';
-export { EventLog, type EventLogOptions, type LoggedEvent } from './event-log.js';
+export {
+  EventLog,
+  type EventLogOptions,
+  type LoggedEvent,
+  type RelayInput,
+  type RelayOutcome,
+  type StreamKind,
+  type StreamState,
+} from './event-log.js';
 export { isTaskIdShape, newTaskId } from './ids.js';
 export {
   type InputAnswer,
@@ -18,9 +27,33 @@ export {
   InputWaitError,
   type WaitOptions,
 } from './input-requests.js';
-export { Keys } from './keys.js';
+export { type CatalogKind, Keys } from './keys.js';
 export { ListCursorCodec, type ListPosition } from './list-cursor.js';
+export { errorMessage, type LogFn, type Logger, noopLogger } from './logger.js';
+export { QUEUE_STATES, type QueueSource, watchQueues } from './metrics/queue-metrics.js';
+export { watchRedis } from './metrics/redis-metrics.js';
+export {
+  BoundedLabel,
+  counterIn,
+  createMetricsRegistry,
+  gaugeIn,
+  histogramIn,
+  type MetricsRegistryOptions,
+  toolLabelOf,
+} from './metrics/registry.js';
+export { taskMetrics } from './metrics/task-metrics.js';
+export {
+  OfferingCatalog,
+  type OfferingCatalogOptions,
+  type Offerings,
+  type PromptEntry,
+  type ResolvedResource,
+  type ResourceEntry,
+  type ResourceTemplateEntry,
+} from './offering-catalog.js';
 export { type OutboxEntry, type OutboxMessage, TaskOutbox, type TaskOutboxOptions } from './outbox.js';
+export { isReadJob, type ReadJobData, type ReadRequest } from './read-jobs.js';
+export { closeRedis } from './redis-close.js';
 export {
   assertRedisServerAvailable,
   freePort,
@@ -28,8 +61,14 @@ export {
   type StartRedisOptions,
   startRedisServer,
 } from './redis-server.js';
+export {
+  announceResourceUpdated,
+  ResourceSubscriptions,
+  type ResourceSubscriptionsOptions,
+} from './resource-subscriptions.js';
 export { ScriptCode } from './script-codes.js';
-export { loadScriptSource, SCRIPT_KEY_COUNTS, type ScriptName } from './scripts.js';
+export { ensureScriptsLoaded, loadScriptSource, SCRIPT_KEY_COUNTS, type ScriptName } from './scripts.js';
+export { type FeedEntry, SessionFeed, type SessionFeedOptions } from './session-feed.js';
 export {
   type CreateSessionInput,
   isSessionIdShape,
@@ -40,6 +79,13 @@ export {
   SessionStore,
   type SessionStoreOptions,
 } from './session-store.js';
+export {
+  type CarrierResult,
+  compareEntryIds,
+  type SessionTask,
+  TaskDelivery,
+  type TaskDeliveryOptions,
+} from './task-delivery.js';
 export { DEFAULT_TASK_LIMITS, grantTtl, resolveTaskLimits, type TaskLimits } from './task-limits.js';
 export {
   recordFromFields,
@@ -51,6 +97,7 @@ export {
 } from './task-record.js';
 export {
   type CreateTaskInput,
+  type TaskObserver,
   type TaskPage,
   type TaskRef,
   TaskStore,
@@ -59,3 +106,4 @@ export {
 } from './task-store.js';
 export { type CatalogEntry, ToolCatalog, type ToolCatalogOptions } from './tool-catalog.js';
 export { type ToolJobData, type ToolJobPolicy, ToolQueues, type ToolQueuesOptions } from './tool-queues.js';
+export { UriTemplate, type UriVariables } from './uri-template.js';

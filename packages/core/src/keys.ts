@@ -1,5 +1,14 @@
 import { createHash } from 'node:crypto';
 
+/** What workers publish in the catalog: tools, and the offerings the gateway serves by asking a worker. */
+export type CatalogKind = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
+
+const CATALOG_KEY_NAMES: Record<Exclude<CatalogKind, 'tools'>, string> = {
+  resources: 'resources',
+  resourceTemplates: 'resource-templates',
+  prompts: 'prompts',
+};
+
 /**
  * Builds every Redis key and channel name taskgate uses. Nothing else in the code base concatenates key
  * strings, so the layout (and later Redis Cluster hash tags) lives here alone.
@@ -99,6 +108,35 @@ export class Keys {
     return `${this.prefix}:ch:tools`;
   }
 
+  /**
+   * Hash of one catalog kind (name or URI → entry JSON), written by workers. The tools catalog keeps its
+   * first name, `tg:tools`; resources, resource templates and prompts live beside it.
+   */
+  catalog(kind: CatalogKind): string {
+    return kind === 'tools' ? this.toolCatalog() : `${this.prefix}:${CATALOG_KEY_NAMES[kind]}`;
+  }
+
+  /** Sorted set of one catalog kind: entry name → last worker heartbeat (ms). */
+  catalogLive(kind: CatalogKind): string {
+    return kind === 'tools' ? this.toolsLive() : `${this.catalog(kind)}:live`;
+  }
+
+  /** Pub/sub channel announcing changes of a catalog kind; resources and templates share one (one list_changed). */
+  catalogChannel(kind: CatalogKind): string {
+    if (kind === 'tools') return this.toolsChannel();
+    return `${this.prefix}:ch:${kind === 'prompts' ? 'prompts' : 'resources'}`;
+  }
+
+  /** Pub/sub channel on which workers announce that a resource changed (payload: its URI). */
+  resourceUpdatedChannel(): string {
+    return `${this.prefix}:ch:resource-updated`;
+  }
+
+  /** Pub/sub channel that tells a session's GET stream its resource subscriptions changed. */
+  sessionSubscriptionsChannel(sessionId: string): string {
+    return `${this.prefix}:ch:session:${Keys.digest(sessionId)}:subs`;
+  }
+
   /** BullMQ's own key prefix for taskgate's queues. */
   bullPrefix(): string {
     return `${this.prefix}:bull`;
@@ -109,8 +147,47 @@ export class Keys {
     return `tool.${tool}`;
   }
 
+  /**
+   * Prefix of the rate-limit counters of one operation class (`create`, `read`, `cancel`);
+   * rate-limiter-flexible appends `:{owner digest}`. Shared by every gateway, so limits hold cluster-wide.
+   */
+  rateLimit(operation: string): string {
+    return `${this.prefix}:rl:${operation}`;
+  }
+
   /** Stream of the events of one SSE response or GET stream, for `Last-Event-ID` resumption on any pod. */
   sseStream(streamId: string): string {
     return `${this.prefix}:sse:${streamId}`;
+  }
+
+  /** Hash with the state of one SSE stream: its session, kind, task, JSON-RPC id, event counter, feed position. */
+  sseState(streamId: string): string {
+    return `${this.prefix}:sse:${streamId}:state`;
+  }
+
+  /** Lease naming the one HTTP connection that carries an SSE stream now (fences every other writer). */
+  sseConnection(streamId: string): string {
+    return `${this.prefix}:sse:${streamId}:conn`;
+  }
+
+  /**
+   * Stream of what happened to a session's tasks (status snapshots, outbox arrivals no tasks/result stream
+   * carries), in order: the durable feed of its GET stream, so a resumed GET stream misses nothing.
+   */
+  sessionFeed(sessionId: string): string {
+    return `${this.prefix}:session:${Keys.digest(sessionId)}:feed`;
+  }
+
+  /** Lease naming the stream that carries a task's outbox now (a tasks/result or direct-call stream). */
+  taskCarrier(taskId: string): string {
+    return `${this.prefix}:carrier:${taskId}`;
+  }
+
+  /**
+   * Hash of how a task's outbox was relayed: `cursor` = the last entry some stream took, and for each input
+   * request the stream that took it (to re-send requests whose stream is gone, INP-3).
+   */
+  taskRelay(taskId: string): string {
+    return `${this.prefix}:relay:${taskId}`;
   }
 }

@@ -30,7 +30,8 @@ export interface TaskOutboxOptions {
 
 /**
  * Each task's outbox: a Redis stream of progress, log messages and input requests, in order, that any
- * gateway can relay from any position. Appends are announced on the task's outbox channel.
+ * gateway can relay from any position. Appends are announced on the task's outbox channel and, while no
+ * stream carries the task, on its session's feed.
  */
 export class TaskOutbox {
   readonly #redis: Redis;
@@ -49,10 +50,16 @@ export class TaskOutbox {
   async append(taskId: string, message: OutboxMessage): Promise<string | undefined> {
     const reply = (await this.#run(
       'appendOutbox',
-      [this.#keys.task(taskId), this.#keys.taskOutbox(taskId)],
-      [this.#keys.outboxChannel(taskId), JSON.stringify(message), this.#maxEntries],
+      [this.#keys.task(taskId), this.#keys.taskOutbox(taskId), this.#keys.taskCarrier(taskId)],
+      [this.#keys.outboxChannel(taskId), JSON.stringify(message), this.#maxEntries, taskId],
     )) as [number, string?];
     return reply[0] === ScriptCode.Ok ? reply[1] : undefined;
+  }
+
+  /** Entries from `startId` through `endId` (inclusive, `-` / `+` for the ends), oldest first, at most `count`. */
+  async range(taskId: string, startId: string, endId: string, count = 1000): Promise<OutboxEntry[]> {
+    const rows = await this.#redis.xrange(this.#keys.taskOutbox(taskId), startId, endId, 'COUNT', count);
+    return rows.map(([id, fields]) => ({ id, message: JSON.parse(fields[1] ?? 'null') as OutboxMessage }));
   }
 
   /** Entries after `afterId` ('0' for all), oldest first, at most `count`. */

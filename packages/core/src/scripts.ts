@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 
@@ -13,9 +14,13 @@ export const SCRIPT_KEY_COUNTS = {
   finishTask: 2,
   cancelTask: 2,
   listPage: 1,
-  appendOutbox: 2,
+  appendOutbox: 3,
   answerInput: 1,
   streamLease: 2,
+  appendEvent: 3,
+  relayEvent: 5,
+  lease: 1,
+  carrierLease: 3,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPT_KEY_COUNTS;
@@ -39,6 +44,28 @@ export function loadScriptSource(name: ScriptName): string {
 const sources = new Map<ScriptName, string>();
 const registered = new WeakSet<Redis>();
 
+function sourceOf(name: ScriptName): string {
+  let lua = sources.get(name);
+  if (lua === undefined) {
+    lua = loadScriptSource(name);
+    sources.set(name, lua);
+  }
+  return lua;
+}
+
+/**
+ * Makes sure every script is in the server's script cache (SCRIPT EXISTS, then SCRIPT LOAD for the missing
+ * ones, e.g. after a Redis restart or failover): a readiness check, which also proves the server compiles
+ * them. One round trip when all are there. Rejects when Redis cannot be reached or refuses a script.
+ */
+export async function ensureScriptsLoaded(redis: Redis): Promise<void> {
+  const names = Object.keys(SCRIPT_KEY_COUNTS) as ScriptName[];
+  const shas = names.map((name) => createHash('sha1').update(sourceOf(name)).digest('hex'));
+  const present = (await redis.script('EXISTS', ...shas)) as number[];
+  const missing = names.filter((_name, i) => present[i] !== 1);
+  for (const name of missing) await redis.script('LOAD', sourceOf(name));
+}
+
 /**
  * Registers every script on a connection once (ioredis then runs them with EVALSHA, falling back to EVAL
  * after a SCRIPT FLUSH or a failover) and returns a function that runs one by name.
@@ -48,12 +75,7 @@ export function scriptRunner(
 ): (name: ScriptName, keys: string[], args: (string | number)[]) => Promise<unknown> {
   if (!registered.has(redis)) {
     for (const name of Object.keys(SCRIPT_KEY_COUNTS) as ScriptName[]) {
-      let lua = sources.get(name);
-      if (lua === undefined) {
-        lua = loadScriptSource(name);
-        sources.set(name, lua);
-      }
-      redis.defineCommand(`taskgate_${name}`, { numberOfKeys: SCRIPT_KEY_COUNTS[name], lua });
+      redis.defineCommand(`taskgate_${name}`, { numberOfKeys: SCRIPT_KEY_COUNTS[name], lua: sourceOf(name) });
     }
     registered.add(redis);
   }

@@ -124,12 +124,19 @@ export class SessionStore {
     await this.#redis.multi().hset(key, 'logLevel', level).pexpire(key, this.idleTtlMs).exec();
   }
 
+  /** The log level the client asked for (`logging/setLevel`), without touching the session's expiry. */
+  async logLevel(sessionId: string): Promise<LoggingLevel | undefined> {
+    const level = LoggingLevelSchema.safeParse(await this.#redis.hget(this.#keys.session(sessionId), 'logLevel'));
+    return level.success ? level.data : undefined;
+  }
+
   /** Ends a session (later requests with its id get 404) and tells its GET stream to close. */
   async end(sessionId: string): Promise<boolean> {
     const replies = await this.#redis
       .multi()
       .del(this.#keys.session(sessionId))
       .del(this.#keys.sessionStream(sessionId))
+      .del(this.#keys.sessionFeed(sessionId))
       .publish(this.#keys.sessionChannel(sessionId), SESSION_ENDED)
       .exec();
     return replies?.[0]?.[1] === 1;

@@ -23,6 +23,20 @@ export interface TaskStoreOptions {
   /** Secret that signs `tasks/list` cursors; every gateway of a deployment needs the same one (≥ 16 bytes). */
   readonly cursorSecret: string | Uint8Array;
   readonly limits?: Partial<TaskLimits>;
+  /** Told about every creation, first start and terminal transition this store makes (metrics). */
+  readonly observer?: TaskObserver;
+}
+
+/**
+ * Hooks for the transitions a task store performed. Each runs once per transition (the scripts refuse a
+ * second terminal move), synchronously, and must not throw; errors are swallowed.
+ */
+export interface TaskObserver {
+  created?(task: StoredTask): void;
+  /** A worker started an attempt (1-based). */
+  started?(task: TaskRecord, attempt: number): void;
+  /** The task became completed, failed or cancelled. */
+  finished?(task: TaskRecord): void;
 }
 
 export interface CreateTaskInput {
@@ -69,6 +83,9 @@ const RECORD_FIELDS = [
   'attempt',
 ] as const;
 
+/** RECORD_FIELDS and the stored outcome, read together by tasks/result. */
+const RECORD_AND_OUTCOME: readonly string[] = [...RECORD_FIELDS, 'outcome'];
+
 /** A record from an HMGET of RECORD_FIELDS, or undefined when the hash does not exist. */
 function recordFromValues(taskId: string, values: readonly (string | null)[] | undefined): StoredTask | undefined {
   if (values?.[0] == null) return undefined;
@@ -100,8 +117,10 @@ export class TaskStore {
   readonly #redis: Redis;
   readonly #run: ReturnType<typeof scriptRunner>;
   readonly #cursors: ListCursorCodec;
+  readonly #observer: TaskObserver;
 
   constructor(options: TaskStoreOptions) {
+    this.#observer = options.observer ?? {};
     this.#redis = options.redis;
     this.keys = options.keys ?? new Keys();
     this.limits = resolveTaskLimits(options.limits);
@@ -120,6 +139,7 @@ export class TaskStore {
       ...(input.session !== undefined && {
         session: Keys.digest(input.session),
         notify: this.keys.sessionChannel(input.session),
+        feed: this.keys.sessionFeed(input.session),
       }),
       ...(input.progressToken !== undefined && { progressToken: JSON.stringify(input.progressToken) }),
     };
@@ -142,11 +162,13 @@ export class TaskStore {
     if (reply[0] === ScriptCode.AlreadyExists) {
       throw new TaskgateError('TASK_ID_COLLISION', 'a freshly generated task id already exists');
     }
-    return {
+    const created: StoredTask = {
       ...this.#snapshot(reply),
       ownerId,
       ...(input.progressToken !== undefined && { progressToken: input.progressToken }),
     };
+    this.#tell(() => this.#observer.created?.(created));
+    return created;
   }
 
   /** The caller's task (GET-1), or -32602 when it is unknown, expired or another owner's (ERR-1, SEC-1). */
@@ -156,14 +178,7 @@ export class TaskStore {
 
   /** Like `get`, with the broker-side fields. */
   async getOwned(owner: string, taskId: string): Promise<StoredTask> {
-    const ownerId = Keys.ownerId(owner);
-    const record = isTaskIdShape(taskId) ? await this.read(taskId) : undefined;
-    if (record !== undefined && record.ownerId === ownerId) return record;
-    if (record === undefined && isTaskIdShape(taskId)) {
-      const expiry = await this.#redis.zscore(this.keys.ownerTasks(ownerId), taskId);
-      if (expiry !== null) throw taskExpired();
-    }
-    throw taskNotFound();
+    return (await this.#owned(owner, taskId, RECORD_FIELDS)).task;
   }
 
   /** A task record by id with no owner check, for workers and the broker itself. */
@@ -173,9 +188,28 @@ export class TaskStore {
 
   /** The stored outcome of the caller's task, with the task; `outcome` is absent until the task finished. */
   async outcome(owner: string, taskId: string): Promise<{ task: StoredTask; outcome?: TaskOutcome }> {
-    const task = await this.getOwned(owner, taskId);
-    const raw = await this.#redis.hget(this.keys.task(taskId), 'outcome');
-    return raw === null ? { task } : { task, outcome: JSON.parse(raw) as TaskOutcome };
+    // One HMGET for the record and the outcome: tasks/result runs this once or twice per task.
+    const { task, values } = await this.#owned(owner, taskId, RECORD_AND_OUTCOME);
+    const raw = values[RECORD_FIELDS.length];
+    return raw == null ? { task } : { task, outcome: JSON.parse(raw) as TaskOutcome };
+  }
+
+  /** The caller's task and the values of `fields` (RECORD_FIELDS first) in one HMGET, or -32602 as `getOwned`. */
+  async #owned(
+    owner: string,
+    taskId: string,
+    fields: readonly string[],
+  ): Promise<{ task: StoredTask; values: (string | null)[] }> {
+    const ownerId = Keys.ownerId(owner);
+    if (!isTaskIdShape(taskId)) throw taskNotFound();
+    const values = await this.#redis.hmget(this.keys.task(taskId), ...fields);
+    const task = recordFromValues(taskId, values);
+    if (task !== undefined && task.ownerId === ownerId) return { task, values };
+    if (task === undefined) {
+      const expiry = await this.#redis.zscore(this.keys.ownerTasks(ownerId), taskId);
+      if (expiry !== null) throw taskExpired();
+    }
+    throw taskNotFound();
   }
 
   /**
@@ -220,7 +254,9 @@ export class TaskStore {
   async cancel(owner: string, taskId: string, statusMessage = 'Cancelled by the requestor'): Promise<Task> {
     const ownerId = Keys.ownerId(owner);
     if (!isTaskIdShape(taskId)) throw taskNotFound();
-    const result = await this.#transition('cancelTask', { taskId, ownerId }, [ownerId, statusMessage], true);
+    const result = await this.#finished(
+      this.#transition('cancelTask', { taskId, ownerId }, [ownerId, statusMessage], true),
+    );
     if (result.ok) return toTask(result.task);
     if (result.reason === 'terminal') throw cannotCancelTerminal(result.status);
     // Missing or foreign: let `getOwned` tell an expired task from an unknown one.
@@ -230,12 +266,14 @@ export class TaskStore {
 
   /** Cancels a task on the broker's own behalf (a dropped direct call, an expired job). */
   cancelAsBroker(ref: TaskRef, statusMessage: string): Promise<TransitionResult> {
-    return this.#transition('cancelTask', ref, ['', statusMessage], true);
+    return this.#finished(this.#transition('cancelTask', ref, ['', statusMessage], true));
   }
 
   /** A worker took the task's job: refused when the task is already terminal or gone (the job does nothing). */
-  start(ref: TaskRef, attempt: number): Promise<TransitionResult> {
-    return this.#transition('startTask', ref, [attempt]);
+  async start(ref: TaskRef, attempt: number): Promise<TransitionResult> {
+    const result = await this.#transition('startTask', ref, [attempt]);
+    if (result.ok) this.#tell(() => this.#observer.started?.(result.task, attempt));
+    return result;
   }
 
   /** working → input_required (INP-1). */
@@ -260,12 +298,23 @@ export class TaskStore {
   finish(ref: TaskRef, outcome: TaskOutcome, statusMessage?: string): Promise<TransitionResult> {
     const failed = 'error' in outcome || outcome.result.isError === true;
     const message = statusMessage ?? (failed ? diagnosticMessage(outcome) : '');
-    return this.#transition(
-      'finishTask',
-      ref,
-      [failed ? 'failed' : 'completed', JSON.stringify(outcome), message],
-      true,
+    return this.#finished(
+      this.#transition('finishTask', ref, [failed ? 'failed' : 'completed', JSON.stringify(outcome), message], true),
     );
+  }
+
+  async #finished(transition: Promise<TransitionResult>): Promise<TransitionResult> {
+    const result = await transition;
+    if (result.ok) this.#tell(() => this.#observer.finished?.(result.task));
+    return result;
+  }
+
+  #tell(hook: () => void): void {
+    try {
+      hook();
+    } catch {
+      // Observers (metrics) must never break a transition that already happened.
+    }
   }
 
   async #transition(

@@ -1,6 +1,7 @@
 import { type JobsOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Keys } from './keys.js';
+import type { ReadJobData } from './read-jobs.js';
 
 /** What a tool job carries. No tokens or secrets: the owner is a digest, the principal a name. */
 export interface ToolJobData {
@@ -53,8 +54,11 @@ export class ToolQueues {
     return queue;
   }
 
-  /** Enqueues the job of a task; enqueuing the same task twice is a no-op (job id = task id). */
-  async enqueue(policy: ToolJobPolicy, data: ToolJobData): Promise<void> {
+  /**
+   * Enqueues the job of a task, direct call or read; enqueuing the same task twice is a no-op (job id = task
+   * id). The job's name is the tool, or the method of a read.
+   */
+  async enqueue(policy: ToolJobPolicy, data: ToolJobData | ReadJobData): Promise<void> {
     const options: JobsOptions = {
       jobId: data.taskId,
       attempts: Math.max(1, policy.attempts),
@@ -62,7 +66,7 @@ export class ToolQueues {
       removeOnFail: { age: 24 * 3600, count: 1000 },
       ...(policy.backoffMs !== undefined && { backoff: { type: 'exponential', delay: policy.backoffMs } }),
     };
-    await this.queue(policy.queue).add(data.tool, data, options);
+    await this.queue(policy.queue).add('tool' in data ? data.tool : data.read.method, data, options);
   }
 
   /** Removes a task's job if it has not started yet (a cancelled task's job need not wait its turn). */

@@ -1,24 +1,38 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  closeRedis,
   EventBus,
+  EventLog,
+  ensureScriptsLoaded,
+  errorMessage,
   InputRequests,
   Keys,
   ListCursorCodec,
+  OfferingCatalog,
+  ResourceSubscriptions,
+  SessionFeed,
   SessionStore,
+  TaskDelivery,
   TaskOutbox,
   TaskStore,
   ToolCatalog,
   ToolQueues,
+  taskMetrics,
+  watchQueues,
+  watchRedis,
 } from '@taskgate/core';
 import type { Express } from 'express';
 import { Redis } from 'ioredis';
+import { Registry } from 'prom-client';
 import { buildApp } from './http/app.js';
+import type { Readiness } from './http/drain.js';
+import { RateLimits } from './limits/rate-limits.js';
+import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { type GatewayOptions, resolveGatewayOptions } from './options.js';
 import { ArgumentValidator } from './rpc/argument-validator.js';
 import type { GatewayServices } from './rpc/context.js';
 import { StreamRegistry } from './sse/stream-registry.js';
-import { OutboxRelay } from './tasks/outbox-relay.js';
 import { TaskWatcher } from './tasks/task-watcher.js';
 
 /** Where a started gateway listens. */
@@ -33,13 +47,29 @@ export interface GatewayAddress {
 export interface Gateway {
   /** Mount it yourself, or call `listen`. */
   readonly app: Express;
+  /** The Prometheus registry holding this gateway's metrics (served at `/metrics`). */
+  readonly metrics: Registry;
   /** Serves the app on `host:port` (port 0 picks a free one). Default host 127.0.0.1. */
   listen(port?: number, host?: string): Promise<GatewayAddress>;
   /**
-   * Stops taking connections, ends GET and tasks/result streams (clients reconnect elsewhere; tasks keep
-   * running), lets direct calls finish for up to `drainTimeoutMs`, then closes its Redis connections.
+   * Drains and stops: readiness off and new MCP requests refused with 503 + Retry-After at once; GET and
+   * tasks/result streams end with an SSE `retry` hint (clients resume on another pod; tasks keep running);
+   * direct calls may finish for up to `drainTimeoutMs`; then the listener and Redis connections close.
    */
   close(): Promise<void>;
+}
+
+/** Waits at most `ms` for `work`; false when it failed or took longer. */
+async function within(ms: number, work: Promise<unknown>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  const done = work.then(
+    () => true,
+    () => false,
+  );
+  return await Promise.race([done, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** Creates a stateless gateway pod: everything it knows about sessions and tasks lives in Redis. */
@@ -50,10 +80,21 @@ export function createGateway(input: GatewayOptions): Gateway {
   // Connection errors are retried by ioredis; requests that need Redis fail with -32603 meanwhile.
   if (ownsRedis)
     redis.on('error', (error: Error) => options.logger.warn({ err: error.message }, 'redis connection error'));
+  const registry = input.metrics ?? new Registry();
   const keys = new Keys(options.keyPrefix);
-  const tasks = new TaskStore({ redis, keys, cursorSecret: options.cursorSecret, limits: options.limits });
+  const tasks = new TaskStore({
+    redis,
+    keys,
+    cursorSecret: options.cursorSecret,
+    limits: options.limits,
+    observer: taskMetrics(registry),
+  });
   const bus = new EventBus(redis);
   const outbox = new TaskOutbox({ redis, keys });
+  const streams = new StreamRegistry();
+  const metrics = new GatewayMetrics(registry, options, tasks.limits, streams);
+  const catalog = new ToolCatalog({ redis, keys, staleAfterMs: options.toolStaleAfterMs });
+  const queues = new ToolQueues({ connection: redis, keys });
   const services: GatewayServices = {
     options,
     logger: options.logger,
@@ -61,33 +102,52 @@ export function createGateway(input: GatewayOptions): Gateway {
     redis,
     tasks,
     sessions: new SessionStore({ redis, keys, idleTtlMs: options.sessionIdleTtlMs }),
-    catalog: new ToolCatalog({ redis, keys, staleAfterMs: options.toolStaleAfterMs }),
-    queues: new ToolQueues({ connection: redis, keys }),
+    catalog,
+    offerings: new OfferingCatalog({ redis, keys, staleAfterMs: options.toolStaleAfterMs }),
+    subscriptions: new ResourceSubscriptions({ redis, keys, idleTtlMs: options.sessionIdleTtlMs }),
+    queues,
     bus,
     outbox,
     inputs: new InputRequests({ redis, bus, keys }),
     watcher: new TaskWatcher(bus, tasks, keys),
-    relay: new OutboxRelay(bus, outbox, keys),
+    events: new EventLog({
+      redis,
+      keys,
+      maxEvents: options.eventLogMaxEvents,
+      retentionMs: options.eventLogRetentionMs,
+    }),
+    delivery: new TaskDelivery({ redis, keys }),
+    feed: new SessionFeed({ redis, keys }),
     validator: new ArgumentValidator(),
-    streams: new StreamRegistry(),
+    streams,
     toolCursors: new ListCursorCodec(options.cursorSecret, tasks.limits.cursorTtlMs),
+    metrics,
+    rateLimits: new RateLimits(redis, keys, options, metrics),
     pollMs: tasks.limits.pollIntervalMs > 0 ? tasks.limits.pollIntervalMs : 1000,
   };
+  const unwatch = [
+    watchRedis(registry, redis, 'commands'),
+    watchRedis(registry, bus.connection, 'subscriber'),
+    // Every queue of the live catalog: a gateway sees all tools, a worker only its own.
+    watchQueues(registry, async () => {
+      const names = new Set((await catalog.list()).map((entry) => entry.queue));
+      return [...names].map((name) => queues.queue(name));
+    }),
+  ];
 
-  let closing = false;
+  let draining = false;
   let server: Server | undefined;
-  const app = buildApp(services, {
-    // Not ready while shutting down, or when Redis does not answer within a second.
-    ready: async () => {
-      if (closing) return false;
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<string>((resolve) => {
-        timer = setTimeout(() => resolve('timeout'), 1000);
-      });
-      const reply = await Promise.race([redis.ping().catch(() => 'error'), timeout]).finally(() => clearTimeout(timer));
-      return reply === 'PONG';
+  const readiness: Readiness = {
+    get draining() {
+      return draining;
     },
-  });
+    // Ready when not draining and Redis answers within a second with every script in its cache.
+    state: async () => {
+      if (draining) return 'draining';
+      return (await within(1000, ensureScriptsLoaded(redis))) ? 'ready' : 'unavailable';
+    },
+  };
+  const app = buildApp(services, readiness);
 
   const listen = (port = 0, host = '127.0.0.1'): Promise<GatewayAddress> =>
     new Promise((resolve, reject) => {
@@ -108,22 +168,31 @@ export function createGateway(input: GatewayOptions): Gateway {
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closed ??= (async () => {
-      closing = true;
+      draining = true;
+      metrics.draining();
+      options.logger.info({ drainTimeoutMs: options.drainTimeoutMs }, 'gateway draining');
+      // The listener stays open while direct calls finish, so that late requests get a 503 with a retry hint
+      // rather than a refused connection.
+      services.streams.endAll(['session', 'result'], options.drainRetryAfterMs);
+      await services.streams.settled('direct', options.drainTimeoutMs);
+      services.streams.endAll(['direct'], options.drainRetryAfterMs);
       const stopped = new Promise<void>((resolve) => {
         if (server === undefined) return resolve();
         server.close(() => resolve());
       });
-      services.streams.endAll(['session', 'result']);
-      await services.streams.settled('direct', options.drainTimeoutMs);
-      services.streams.endAll(['direct']);
       server?.closeAllConnections();
       await stopped;
+      // Streams give their leases up (connection, carrier, GET stream) so that other pods take over at once.
+      await services.streams.cleanedUp(2000);
+      for (const stop of unwatch) stop();
       await Promise.allSettled([bus.close(), services.queues.close()]);
-      if (ownsRedis) await redis.quit().catch(() => redis.disconnect());
+      if (ownsRedis) await closeRedis(redis);
       options.logger.info({}, 'gateway closed');
-    })();
+    })().catch((error: unknown) => {
+      options.logger.error({ err: errorMessage(error) }, 'gateway close failed');
+    });
     return closed;
   };
 
-  return { app, listen, close };
+  return { app, metrics: registry, listen, close };
 }

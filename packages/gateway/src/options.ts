@@ -1,9 +1,35 @@
-import { TaskgateError, type TaskLimits } from '@taskgate/core';
+import { type Logger, noopLogger, TaskgateError, type TaskLimits } from '@taskgate/core';
 import type { Implementation } from '@taskgate/protocol';
 import type { Redis } from 'ioredis';
-import { type Logger, noopLogger } from './logger.js';
+import type { JSONWebKeySet } from 'jose';
+import type { Registry } from 'prom-client';
 
-/** Who may call: nobody is asked (`none`, for 127.0.0.1), or bearer tokens mapped to principals. */
+/** JWT bearer tokens (OAuth 2.1 access tokens) checked against a JWKS, per the MCP authorization spec. */
+export interface JwtAuthOptions {
+  /** The signing keys: a JWKS URL (fetched and cached by jose) or a JWKS document (e.g. read from a file). */
+  readonly jwks: URL | JSONWebKeySet;
+  /** Required `iss`; also the authorization server named in the protected-resource metadata. */
+  readonly issuer: string;
+  /** Accepted `aud` values (tokens must be issued for this server). Default: `resource`. */
+  readonly audience?: string | readonly string[];
+  /** Scopes every token must carry (`scope` claim, space-separated, or `scp` array); else 403. */
+  readonly requiredScopes?: readonly string[];
+  /** Claim whose string value is the principal (task owner). Default `sub`. */
+  readonly principalClaim?: string;
+  /** Accepted signing algorithms. Default: whatever the JWKS keys allow (jose's default). */
+  readonly algorithms?: readonly string[];
+  /** Leeway for `exp`/`nbf` (seconds). Default 5. */
+  readonly clockToleranceSec?: number;
+  /**
+   * The public URL of the MCP endpoint, the protected resource of RFC 9728 (e.g. `https://mcp.example.com/mcp`).
+   * Default: built from each request's Host (which the Host check already restricts).
+   */
+  readonly resource?: string;
+  /** Authorization servers listed in the protected-resource metadata. Default `[issuer]`. */
+  readonly authorizationServers?: readonly string[];
+}
+
+/** Who may call: nobody is asked (`none`, for 127.0.0.1), static bearer tokens, or JWTs checked against a JWKS. */
 export type AuthOptions =
   | { readonly mode: 'none' }
   | {
@@ -12,7 +38,20 @@ export type AuthOptions =
       readonly tokens: ReadonlyMap<string, string> | Readonly<Record<string, string>>;
       /** `realm` of the `WWW-Authenticate` challenge. */
       readonly realm?: string;
-    };
+    }
+  | ({ readonly mode: 'jwt' } & JwtAuthOptions);
+
+/** Operation classes with their own rate limit: task-creating `tools/call`, reads (tasks/get, list, result), cancel. */
+export type OperationClass = 'create' | 'read' | 'cancel';
+
+/** Every operation class, in the order metrics and docs list them. */
+export const OPERATION_CLASSES: readonly OperationClass[] = ['create', 'read', 'cancel'];
+
+/** At most `points` operations per `durationSec` seconds for each principal, counted across all gateways. */
+export interface RateLimit {
+  readonly points: number;
+  readonly durationSec: number;
+}
 
 /** Everything `createGateway` accepts. Only `redis` and `cursorSecret` are required. */
 export interface GatewayOptions {
@@ -26,14 +65,23 @@ export interface GatewayOptions {
   readonly auth?: AuthOptions;
   /** Task limits: ttl default/min/max, pollInterval, per-owner concurrency, tasks/list page size, cursor age. */
   readonly limits?: Partial<TaskLimits>;
-  /** Tools per `tools/list` page. Default 100. */
+  /** Entries per page of `tools/list`, `resources/list`, `resources/templates/list` and `prompts/list`. Default 100. */
   readonly toolsPageSize?: number;
   /** Largest accepted POST body in bytes (larger → 413). Default 1 MiB. */
   readonly bodyLimitBytes?: number;
   /** A session ends after this long without a request or an open GET stream (ms). Default 30 min. */
   readonly sessionIdleTtlMs?: number;
-  /** Interval of SSE keep-alive comments, and of GET-stream lease refreshes (ms). Default 15 s. */
+  /**
+   * Interval of SSE keep-alive comments and of stream lease refreshes (ms); a stream's leases (its connection,
+   * the session's GET stream, a task's carrier) last three heartbeats. Default 15 s.
+   */
   readonly sseHeartbeatMs?: number;
+  /** The SSE `retry` field of priming events: how long a client waits before it resumes a stream (ms). Default 1000. */
+  readonly sseRetryMs?: number;
+  /** Approximate number of events each stream's event log keeps for `Last-Event-ID` resumption. Default 1000. */
+  readonly eventLogMaxEvents?: number;
+  /** Events older than this are dropped from event logs, and a log expires this long after its last event (ms). Default 10 min. */
+  readonly eventLogRetentionMs?: number;
   /** Lifetime of the hidden record of a direct (non-task) tool call (ms, clamped to the ttl limits). Default 1 h. */
   readonly directCallTtlMs?: number;
   /** A direct call whose stream the client closed is cancelled after this long (ms). Default 5 s. */
@@ -42,10 +90,27 @@ export interface GatewayOptions {
   readonly allowedHosts?: readonly string[] | 'any';
   /** Origin values accepted when present; `'any'` turns the check off. Default: loopback origins only. */
   readonly allowedOrigins?: readonly string[] | 'any';
-  /** A tool drops out of `tools/list` when no worker announced it for this long (ms). Default 30 s. */
+  /**
+   * A tool (resource, resource template, prompt) drops out of its list when no worker announced it for this
+   * long (ms). Default 30 s.
+   */
   readonly toolStaleAfterMs?: number;
   /** How long `close()` lets direct-call streams finish before ending them (ms). Default 10 s. */
   readonly drainTimeoutMs?: number;
+  /** How long `resources/read`, `prompts/get` and `completion/complete` wait for a worker (ms). Default 30 s. */
+  readonly readTimeoutMs?: number;
+  /**
+   * The retry hint of a draining gateway (ms): the SSE `retry` field of the streams it ends, and (rounded up to
+   * seconds) the `Retry-After` of the 503s it answers meanwhile. Default 1000.
+   */
+  readonly drainRetryAfterMs?: number;
+  /** Per-principal rate limits by operation class (SEC-3), enforced in Redis across every gateway. Default: none. */
+  readonly rateLimits?: Partial<Readonly<Record<OperationClass, RateLimit>>>;
+  /**
+   * Prometheus registry the gateway's metrics go into, served at `/metrics`. Default: a private registry per
+   * gateway (without Node.js process metrics; pass `createMetricsRegistry({ defaultMetrics: true })` for those).
+   */
+  readonly metrics?: Registry;
   /** The MCP endpoint's path. Default `/mcp`. */
   readonly path?: string;
   readonly serverInfo?: Implementation;
@@ -64,12 +129,18 @@ export interface ResolvedGatewayOptions {
   readonly bodyLimitBytes: number;
   readonly sessionIdleTtlMs: number;
   readonly sseHeartbeatMs: number;
+  readonly sseRetryMs: number;
+  readonly eventLogMaxEvents: number;
+  readonly eventLogRetentionMs: number;
   readonly directCallTtlMs: number;
   readonly directCallCancelGraceMs: number;
   readonly allowedHosts: readonly string[] | 'any';
   readonly allowedOrigins: readonly string[] | 'any' | 'loopback';
   readonly toolStaleAfterMs: number;
   readonly drainTimeoutMs: number;
+  readonly readTimeoutMs: number;
+  readonly drainRetryAfterMs: number;
+  readonly rateLimits: Partial<Readonly<Record<OperationClass, RateLimit>>>;
   readonly path: string;
   readonly serverInfo: Implementation;
   readonly instructions?: string;
@@ -90,12 +161,18 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
     bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
     sessionIdleTtlMs: options.sessionIdleTtlMs ?? 30 * 60 * 1000,
     sseHeartbeatMs: options.sseHeartbeatMs ?? 15_000,
+    sseRetryMs: options.sseRetryMs ?? 1000,
+    eventLogMaxEvents: options.eventLogMaxEvents ?? 1000,
+    eventLogRetentionMs: options.eventLogRetentionMs ?? 10 * 60 * 1000,
     directCallTtlMs: options.directCallTtlMs ?? 60 * 60 * 1000,
     directCallCancelGraceMs: options.directCallCancelGraceMs ?? 5000,
     allowedHosts: options.allowedHosts ?? LOOPBACK_HOSTS,
     allowedOrigins: options.allowedOrigins ?? 'loopback',
     toolStaleAfterMs: options.toolStaleAfterMs ?? 30_000,
     drainTimeoutMs: options.drainTimeoutMs ?? 10_000,
+    readTimeoutMs: options.readTimeoutMs ?? 30_000,
+    drainRetryAfterMs: options.drainRetryAfterMs ?? 1000,
+    rateLimits: options.rateLimits ?? {},
     path: options.path ?? '/mcp',
     serverInfo: options.serverInfo ?? { name: 'taskgate', version: '0.1.0' },
     ...(options.instructions !== undefined && { instructions: options.instructions }),
@@ -106,15 +183,18 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
     'bodyLimitBytes',
     'sessionIdleTtlMs',
     'sseHeartbeatMs',
+    'eventLogMaxEvents',
+    'eventLogRetentionMs',
     'directCallTtlMs',
     'toolStaleAfterMs',
+    'readTimeoutMs',
   ] as const;
   for (const name of positive) {
     if (!Number.isSafeInteger(resolved[name]) || resolved[name] <= 0) {
       throw new TaskgateError('INVALID_CONFIG', `${name} must be a positive integer, got ${resolved[name]}`);
     }
   }
-  for (const name of ['directCallCancelGraceMs', 'drainTimeoutMs'] as const) {
+  for (const name of ['directCallCancelGraceMs', 'drainTimeoutMs', 'drainRetryAfterMs', 'sseRetryMs'] as const) {
     if (!Number.isSafeInteger(resolved[name]) || resolved[name] < 0) {
       throw new TaskgateError('INVALID_CONFIG', `${name} must be a non-negative integer, got ${resolved[name]}`);
     }
@@ -125,7 +205,34 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
   if (resolved.auth.mode === 'tokens' && tokenEntries(resolved.auth.tokens).length === 0) {
     throw new TaskgateError('INVALID_CONFIG', "auth mode 'tokens' needs at least one token");
   }
+  if (resolved.auth.mode === 'jwt') checkJwtOptions(resolved.auth);
+  for (const [operation, limit] of Object.entries(resolved.rateLimits)) {
+    if (limit === undefined) continue;
+    if (!Number.isSafeInteger(limit.points) || limit.points <= 0 || !Number.isSafeInteger(limit.durationSec)) {
+      throw new TaskgateError(
+        'INVALID_CONFIG',
+        `rateLimits.${operation} needs positive integer points and durationSec`,
+      );
+    }
+    if (limit.durationSec <= 0) {
+      throw new TaskgateError('INVALID_CONFIG', `rateLimits.${operation}.durationSec must be at least 1 second`);
+    }
+  }
   return resolved;
+}
+
+function checkJwtOptions(auth: JwtAuthOptions): void {
+  if (auth.issuer === '') throw new TaskgateError('INVALID_CONFIG', "auth mode 'jwt' needs an issuer");
+  const audience = auth.audience ?? auth.resource;
+  if (audience === undefined || audience.length === 0) {
+    throw new TaskgateError(
+      'INVALID_CONFIG',
+      "auth mode 'jwt' needs an audience (or a resource URL, the default audience): tokens must be issued for this server",
+    );
+  }
+  if (auth.resource !== undefined && !URL.canParse(auth.resource)) {
+    throw new TaskgateError('INVALID_CONFIG', `resource must be an absolute URL, got '${auth.resource}'`);
+  }
 }
 
 /** The [token, principal] pairs of a token map in either accepted form. */

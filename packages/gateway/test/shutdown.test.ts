@@ -1,8 +1,17 @@
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { RELATED_TASK_META_KEY } from '@taskgate/protocol';
-import { useRedis } from '@taskgate/test-harness';
+import { scrape, useRedis } from '@taskgate/test-harness';
 import { describe, expect, it } from 'vitest';
-import { connectClient, postHeaders, raw, rawCall, sleepMs, useStacks, waitFor } from './support/stack.js';
+import {
+  connectClient,
+  postHeaders,
+  raw,
+  rawCall,
+  rawInitialize,
+  sleepMs,
+  useStacks,
+  waitFor,
+} from './support/stack.js';
 
 describe('gateway lifecycle', () => {
   const redis = useRedis();
@@ -28,8 +37,9 @@ describe('gateway lifecycle', () => {
     });
     expect(waiting.headers.get('content-type')).toBe('text/event-stream');
     const closing = a.gateway.close();
-    // The stream ends without a response: the client retries elsewhere.
-    expect(await waiting.text()).toBe('');
+    // The stream ends without a response, with an SSE retry hint: the client resumes it elsewhere (after the
+    // priming event, which gave it an id to resume from).
+    expect(await waiting.text()).toMatch(/^id: [A-Za-z0-9_-]{22}_\d+-1\nretry: 1000\ndata: \n\nretry: 1000\n\n$/);
     await closing;
     expect(await a.redis.exists(a.keys.sessionStream(sessionId))).toBe(0);
     const result = await rawCall(b.url, sessionId, 'tasks/result', { taskId });
@@ -59,6 +69,43 @@ describe('gateway lifecycle', () => {
     expect(await call).toEqual({ content: [{ type: 'text', text: 'slept 400 ms' }] });
     await closed;
     await expect(raw(stack.url, { headers: postHeaders(), body: '{}' })).rejects.toThrow();
+  });
+
+  it('drains: readiness off, new requests 503 with Retry-After, GET streams end with a retry hint, then closes', async () => {
+    const stack = await start({ gateway: { drainTimeoutMs: 5000, drainRetryAfterMs: 2500 } });
+    const origin = new URL(stack.url).origin;
+    const sessionId = await rawInitialize(stack.url);
+    const getStream = await fetch(stack.url, {
+      headers: { Accept: 'text/event-stream', 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-11-25' },
+    });
+    expect(getStream.status).toBe(200);
+    const { client } = await connectClient(stack.url);
+    // A plain call keeps the gateway draining (listening, refusing new work) until it finishes.
+    const call = client.callTool({ name: 'sleep', arguments: { ms: 800 } }, CallToolResultSchema);
+    await waitFor(() => stack.worker?.active === 1, 'the call to start');
+    const closed = stack.gateway.close();
+
+    expect(await getStream.text()).toMatch(/retry: 2500\n\n$/);
+    const ready = await fetch(`${origin}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toEqual({ status: 'draining' });
+    expect((await fetch(`${origin}/healthz`)).status).toBe(200);
+    const refused = await rawCall(stack.url, sessionId, 'ping');
+    expect(refused.status).toBe(503);
+    expect(refused.headers['retry-after']).toBe('3');
+    expect(refused.json()).toEqual({
+      jsonrpc: '2.0',
+      error: {
+        code: -32603,
+        message:
+          'Service Unavailable: this gateway is shutting down; retry the request, another gateway will answer it',
+      },
+    });
+    expect((await scrape(`${origin}/metrics`)).value('taskgate_gateway_draining')).toBe(1);
+
+    expect(await call).toEqual({ content: [{ type: 'text', text: 'slept 800 ms' }] });
+    await closed;
+    await expect(fetch(`${origin}/healthz`)).rejects.toThrow();
   });
 
   it('an open GET stream keeps its session alive past the idle expiry', async () => {

@@ -1,10 +1,19 @@
 import { z } from 'zod';
+import { CompleteRequestSchema } from './completion.js';
 import { describeIssues } from './describe-issues.js';
 import { InitializedNotificationSchema, InitializeRequestSchema } from './initialize.js';
 import { SetLevelRequestSchema } from './logging.js';
 import { CancelledNotificationSchema, ProgressNotificationSchema } from './notifications.js';
 import { PingRequestSchema } from './ping.js';
+import { GetPromptRequestSchema, ListPromptsRequestSchema } from './prompts.js';
 import { ProtocolError } from './protocol-error.js';
+import {
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+} from './resources.js';
 import {
   CancelTaskRequestSchema,
   GetTaskPayloadRequestSchema,
@@ -25,6 +34,14 @@ export const ClientRequestSchemas = {
   'tasks/result': GetTaskPayloadRequestSchema,
   'tasks/list': ListTasksRequestSchema,
   'tasks/cancel': CancelTaskRequestSchema,
+  'resources/list': ListResourcesRequestSchema,
+  'resources/templates/list': ListResourceTemplatesRequestSchema,
+  'resources/read': ReadResourceRequestSchema,
+  'resources/subscribe': SubscribeRequestSchema,
+  'resources/unsubscribe': UnsubscribeRequestSchema,
+  'prompts/list': ListPromptsRequestSchema,
+  'prompts/get': GetPromptRequestSchema,
+  'completion/complete': CompleteRequestSchema,
 } as const;
 /** A request method the broker answers. */
 export type ClientRequestMethod = keyof typeof ClientRequestSchemas;
@@ -45,6 +62,14 @@ export const ClientRequestSchema = z.discriminatedUnion('method', [
   GetTaskPayloadRequestSchema,
   ListTasksRequestSchema,
   CancelTaskRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  ListPromptsRequestSchema,
+  GetPromptRequestSchema,
+  CompleteRequestSchema,
 ]);
 /** A request the broker answers. */
 export type ClientRequest = z.infer<typeof ClientRequestSchema>;

@@ -26,9 +26,17 @@ function thrown(run: () => unknown): ProtocolError {
 describe('client request methods', () => {
   it('covers exactly the requests the broker answers', () => {
     expect(Object.keys(ClientRequestSchemas).sort()).toEqual([
+      'completion/complete',
       'initialize',
       'logging/setLevel',
       'ping',
+      'prompts/get',
+      'prompts/list',
+      'resources/list',
+      'resources/read',
+      'resources/subscribe',
+      'resources/templates/list',
+      'resources/unsubscribe',
       'tasks/cancel',
       'tasks/get',
       'tasks/list',
@@ -50,21 +58,34 @@ describe('client request methods', () => {
 
   it('knows which methods it answers', () => {
     expect(isClientRequestMethod('tasks/get')).toBe(true);
-    expect(isClientRequestMethod('resources/list')).toBe(false);
+    expect(isClientRequestMethod('resources/list')).toBe(true);
+    expect(isClientRequestMethod('roots/list')).toBe(false);
     expect(isClientRequestMethod('toString')).toBe(false);
-    expect(clientRequestParamsSchema('prompts/get')).toBeUndefined();
+    expect(clientRequestParamsSchema('sampling/createMessage')).toBeUndefined();
   });
 
-  it.each(['ping', 'tools/list', 'tasks/list'] as const)('lets %s omit its params', (method) => {
-    expect(clientRequestParamsSchema(method).safeParse(undefined).success).toBe(true);
-  });
-
-  it.each(['initialize', 'logging/setLevel', 'tools/call', 'tasks/get', 'tasks/result', 'tasks/cancel'] as const)(
-    'requires params for %s',
+  it.each(['ping', 'tools/list', 'tasks/list', 'resources/list', 'resources/templates/list', 'prompts/list'] as const)(
+    'lets %s omit its params',
     (method) => {
-      expect(clientRequestParamsSchema(method).safeParse(undefined).success).toBe(false);
+      expect(clientRequestParamsSchema(method).safeParse(undefined).success).toBe(true);
     },
   );
+
+  it.each([
+    'initialize',
+    'logging/setLevel',
+    'tools/call',
+    'tasks/get',
+    'tasks/result',
+    'tasks/cancel',
+    'resources/read',
+    'resources/subscribe',
+    'resources/unsubscribe',
+    'prompts/get',
+    'completion/complete',
+  ] as const)('requires params for %s', (method) => {
+    expect(clientRequestParamsSchema(method).safeParse(undefined).success).toBe(false);
+  });
 
   it('parses a whole request by its method', () => {
     const parsed = ClientRequestSchema.parse({ method: 'tasks/get', params: { taskId: 't-1' } });
@@ -109,8 +130,22 @@ describe('parseClientRequestParams', () => {
     expect(error.message).toMatch(/^Invalid params for tasks\/cancel: params: /);
   });
 
+  it('answers -32602 naming the member when completion/complete has an unknown ref type', () => {
+    const error = thrown(() =>
+      parseClientRequestParams('completion/complete', { ref: { type: 'ref/tool', name: 'x' }, argument: {} }),
+    );
+    expect(error.code).toBe(-32602);
+    expect(error.message).toMatch(/params\.ref/);
+  });
+
+  it('answers -32602 for prompt arguments that are not strings', () => {
+    const error = thrown(() => parseClientRequestParams('prompts/get', { name: 'p', arguments: { n: 3 } }));
+    expect(error.code).toBe(-32602);
+    expect(error.message).toMatch(/params\.arguments\.n/);
+  });
+
   it('answers -32601 for a method the broker does not answer', () => {
-    const error = thrown(() => parseClientRequestParams('resources/list', {}));
-    expect(error.toJSON()).toEqual({ code: -32601, message: 'Method not found: resources/list' });
+    const error = thrown(() => parseClientRequestParams('roots/list', {}));
+    expect(error.toJSON()).toEqual({ code: -32601, message: 'Method not found: roots/list' });
   });
 });

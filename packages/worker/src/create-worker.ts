@@ -1,22 +1,36 @@
 import { randomBytes } from 'node:crypto';
 import {
+  announceResourceUpdated,
+  closeRedis,
   EventBus,
+  ensureScriptsLoaded,
+  errorMessage,
   InputRequests,
   Keys,
+  type Logger,
+  noopLogger,
   TaskgateError,
   TaskOutbox,
   TaskStore,
   ToolCatalog,
   type ToolJobData,
+  ToolQueues,
+  taskMetrics,
+  watchQueues,
+  watchRedis,
 } from '@taskgate/core';
 import { type Job, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
+import { Registry } from 'prom-client';
+import type { AnyPromptDefinition } from './define-prompt.js';
 import { type AnyToolDefinition, toCatalogEntry } from './define-tool.js';
-import { errorMessage, type Logger, noopLogger } from './logger.js';
+import { type OpsServer, startOpsServer } from './ops-server.js';
 import { toolError } from './outcome.js';
 import { planQueues, type QueuePlan } from './queue-plan.js';
+import { type AnyResourceDefinition, createReadServer } from './read-server.js';
 import { RecordedFailure, type RunnerDeps, type RunningJob, runJob } from './run-job.js';
 import { TaskWatch } from './task-watch.js';
+import { WorkerMetrics } from './worker-metrics.js';
 
 /**
  * BullMQ's own limit on how often a job may stall before BullMQ fails it. Crashes are counted against the
@@ -31,6 +45,12 @@ export interface CreateWorkerOptions {
   /** Key prefix shared with the gateways (default `tg`). */
   readonly prefix?: string;
   readonly tools: readonly AnyToolDefinition[];
+  /** Resources and resource templates (`defineResource`, `defineResourceTemplate`) this worker serves. */
+  readonly resources?: readonly AnyResourceDefinition[];
+  /** Prompts (`definePrompt`) this worker serves. */
+  readonly prompts?: readonly AnyPromptDefinition[];
+  /** Resource reads, prompt gets and completions one process runs at once (default 16). */
+  readonly readConcurrency?: number;
   readonly logger?: Logger;
   /** How often the worker re-announces its tools in the catalog (ms, default 10 000). */
   readonly heartbeatMs?: number;
@@ -46,6 +66,12 @@ export interface CreateWorkerOptions {
   readonly drainTimeoutMs?: number;
   /** How long an aborted handler may take to return before the worker stops waiting for it (ms, default 5000). */
   readonly abortGraceMs?: number;
+  /** Prometheus registry for the worker's metrics. Default: a private one (without Node.js process metrics). */
+  readonly metrics?: Registry;
+  /** Port of the worker's own `/metrics`, `/healthz`, `/readyz` endpoint; 0 or absent: no endpoint. */
+  readonly metricsPort?: number;
+  /** Address that endpoint listens on (default 127.0.0.1; 0.0.0.0 in containers). */
+  readonly metricsHost?: string;
 }
 
 /** A running worker process's handle. */
@@ -54,8 +80,18 @@ export interface TaskgateWorker {
   readonly ready: Promise<void>;
   /** Names of the tools this worker runs. */
   readonly tools: readonly string[];
+  /** URIs and URI templates of the resources this worker serves. */
+  readonly resources: readonly string[];
+  /** Names of the prompts this worker serves. */
+  readonly prompts: readonly string[];
   /** Executions running now. */
   readonly active: number;
+  /** Tells the sessions subscribed to `uri` that it changed (`notifications/resources/updated`). */
+  resourceUpdated(uri: string): Promise<void>;
+  /** The port of the metrics endpoint once `ready` resolved (undefined without one). */
+  readonly metricsPort: number | undefined;
+  /** The worker's Prometheus registry. */
+  readonly metrics: Registry;
   /**
    * Stops taking jobs and lets running ones finish; at `deadlineMs` aborts the rest (`ctx.signal`, reason
    * `shutdown`) and puts their jobs back in the queue for another worker. Then closes the connections.
@@ -73,7 +109,9 @@ function positive(name: string, value: number | undefined, fallback: number): nu
 
 /** Starts a worker: registers `tools` in the catalog (with heartbeats) and consumes their BullMQ queues. */
 export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
-  const plans = planQueues(options.tools);
+  const offersReads = (options.resources?.length ?? 0) + (options.prompts?.length ?? 0) > 0;
+  // A worker may serve only resources and prompts; planQueues insists on tools otherwise.
+  const plans = offersReads && options.tools.length === 0 ? [] : planQueues(options.tools);
   const logger = options.logger ?? noopLogger;
   const settings = {
     heartbeatMs: positive('heartbeatMs', options.heartbeatMs, 10_000),
@@ -91,8 +129,16 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
       ? new Redis(options.redis, { maxRetriesPerRequest: null })
       : options.redis.duplicate({ maxRetriesPerRequest: null });
   redis.on('error', (error: Error) => logger.warn({ err: error.message }, 'redis connection error'));
+  const registry = options.metrics ?? new Registry();
+  const metrics = new WorkerMetrics(registry);
   const bus = new EventBus(redis);
-  const store = new TaskStore({ redis, keys, cursorSecret: randomBytes(32) });
+  const store = new TaskStore({ redis, keys, cursorSecret: randomBytes(32), observer: taskMetrics(registry) });
+  const ownQueues = new ToolQueues({ connection: redis, keys });
+  const unwatch = [
+    watchRedis(registry, redis, 'commands'),
+    watchRedis(registry, bus.connection, 'subscriber'),
+    watchQueues(registry, async () => plans.map((plan) => ownQueues.queue(plan.queue))),
+  ];
   const catalog = new ToolCatalog({ redis, keys });
   const running = new Map<string, RunningJob>();
   const deps: RunnerDeps = {
@@ -100,12 +146,26 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
     outbox: new TaskOutbox({ redis, keys }),
     inputs: new InputRequests({ redis, bus, keys }),
     inputTimeoutMs: settings.inputTimeoutMs,
+    announce: (uri: string) => announceResourceUpdated(redis, keys, uri),
     tools: new Map(options.tools.map((tool) => [tool.name, tool])),
     watch: new TaskWatch({ redis, bus, keys, intervalMs: settings.statusCheckMs, logger }),
     logger,
     abortGraceMs: settings.abortGraceMs,
     running,
   };
+  const reads = createReadServer({
+    redis,
+    keys,
+    store,
+    watch: deps.watch,
+    logger,
+    resources: options.resources ?? [],
+    prompts: options.prompts ?? [],
+    concurrency: positive('readConcurrency', options.readConcurrency, 16),
+    lockDurationMs: settings.lockDurationMs,
+    stalledIntervalMs: settings.stalledIntervalMs,
+    announce: deps.announce,
+  });
 
   /** A job BullMQ failed for good without runJob storing an outcome (e.g. Redis trouble): fail the task too. */
   const onFailed = (job: Job<ToolJobData> | undefined, error: Error): void => {
@@ -122,7 +182,9 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
   };
 
   const workers = plans.map((plan: QueuePlan) => {
-    const worker = new Worker<ToolJobData>(plan.queue, (job, token) => runJob(deps, job, token), {
+    const processor = (job: Job<ToolJobData>, token: string | undefined): Promise<void> =>
+      metrics.execution(String(job.data?.tool), () => runJob(deps, job, token));
+    const worker = new Worker<ToolJobData>(plan.queue, processor, {
       connection: redis,
       prefix: keys.bullPrefix(),
       concurrency: plan.concurrency,
@@ -145,20 +207,38 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
   const entries = options.tools.map(toCatalogEntry);
   let heartbeat: NodeJS.Timeout | undefined;
   let closing: Promise<void> | undefined;
+  let started = false;
+  const metricsPort = options.metricsPort ?? 0;
+  const ops: Promise<OpsServer | undefined> =
+    metricsPort > 0
+      ? startOpsServer({
+          port: metricsPort,
+          host: options.metricsHost ?? '127.0.0.1',
+          registry,
+          logger,
+          // Ready: the tools are registered and consumed, not shutting down, and Redis has the scripts.
+          ready: async () => started && closing === undefined && (await ensureScriptsLoaded(redis).then(() => true)),
+        })
+      : Promise.resolve(undefined);
+  let opsServer: OpsServer | undefined;
   // Heartbeats only refresh liveness; after a reconnect (Redis may have restarted empty) publish the entries again.
   bus.onReconnect(() => {
-    catalog
-      .register(entries)
-      .catch((error: unknown) => logger.warn({ err: errorMessage(error) }, 're-register failed'));
+    Promise.all([catalog.register(entries), reads?.register()]).catch((error: unknown) =>
+      logger.warn({ err: errorMessage(error) }, 're-register failed'),
+    );
   });
   const ready = (async () => {
+    opsServer = await ops;
     await Promise.all(workers.map((worker) => worker.waitUntilReady()));
-    await catalog.register(entries);
+    await Promise.all([catalog.register(entries), reads?.start()]);
     if (closing !== undefined) return;
     heartbeat = setInterval(() => {
-      catalog.heartbeat(names).catch((error: unknown) => logger.warn({ err: errorMessage(error) }, 'heartbeat failed'));
+      Promise.all([catalog.heartbeat(names), reads?.heartbeat()]).catch((error: unknown) =>
+        logger.warn({ err: errorMessage(error) }, 'heartbeat failed'),
+      );
     }, settings.heartbeatMs);
     heartbeat.unref();
+    started = true;
     logger.info({ tools: names, queues: plans.map((plan) => plan.queue) }, 'worker ready');
   })();
   // Callers await `ready`; this only keeps an unawaited failure from crashing the process.
@@ -167,18 +247,22 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
   const close = (closeOptions: { readonly deadlineMs?: number } = {}): Promise<void> => {
     closing ??= (async () => {
       clearInterval(heartbeat);
+      metrics.draining();
       const deadlineMs = closeOptions.deadlineMs ?? settings.drainTimeoutMs;
       logger.info({ active: running.size, deadlineMs }, 'worker closing');
       const deadline = setTimeout(() => {
         for (const execution of running.values()) execution.abort('shutdown');
       }, deadlineMs);
       try {
-        await Promise.all(workers.map((worker) => worker.close()));
+        await Promise.all([...workers.map((worker) => worker.close()), reads?.close()]);
       } finally {
         clearTimeout(deadline);
         deps.watch.close();
+        for (const stop of unwatch) stop();
+        await ownQueues.close();
         await bus.close();
-        await redis.quit().catch(() => redis.disconnect());
+        await closeRedis(redis);
+        await (opsServer ?? (await ops.catch(() => undefined)))?.close();
       }
       logger.info({}, 'worker closed');
     })();
@@ -188,9 +272,16 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
   return {
     ready,
     tools: names,
+    resources: reads?.resources ?? [],
+    resourceUpdated: deps.announce,
+    prompts: reads?.prompts ?? [],
     get active() {
       return running.size;
     },
+    get metricsPort() {
+      return opsServer?.port;
+    },
+    metrics: registry,
     close,
   };
 }

@@ -5,6 +5,7 @@ import {
   type ToolAnnotations,
   ToolAnnotationsSchema,
   type ToolJsonSchema,
+  ToolJsonSchemaSchema,
   ToolSchema,
   type ToolTaskSupport,
   ToolTaskSupportSchema,
@@ -16,6 +17,9 @@ import type { ToolContext } from './tool-context.js';
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 /** BullMQ queue names: no ':' (BullMQ uses it as its key separator); we keep to the tool-name alphabet. */
 const QUEUE_NAME = /^[A-Za-z0-9_.-]{1,200}$/;
+
+/** A tool's arguments given as JSON Schema (2020-12) instead of zod, for what zod cannot express. */
+export type JsonSchemaInput = ToolJsonSchema;
 
 /** What a handler may return: text, a whole CallToolResult, or (with an outputSchema) the structured output. */
 export type ToolReturn<O extends z.ZodObject | undefined> =
@@ -54,6 +58,11 @@ export interface ToolConfig<I extends z.ZodObject, O extends z.ZodObject | undef
   readonly rateLimit?: RateLimit;
   /** Aborts `ctx.signal` after this long (ms); the attempt then fails like a thrown error. */
   readonly timeoutMs?: number;
+  /**
+   * When the tool runs as a task: text the host may hand the model at once, before the result exists
+   * (`_meta["io.modelcontextprotocol/model-immediate-response"]` of the CreateTaskResult, CRT-5).
+   */
+  readonly immediateResponse?: string;
   handler(args: z.output<I>, ctx: ToolContext): ToolReturn<O> | Promise<ToolReturn<O>>;
 }
 
@@ -72,7 +81,8 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   readonly concurrency: number;
   readonly rateLimit?: RateLimit;
   readonly timeoutMs?: number;
-  /** JSON Schema (2020-12, `$schema` left out) of the arguments as a client sends them. */
+  readonly immediateResponse?: string;
+  /** JSON Schema (2020-12) of the arguments as a client sends them: zod's without `$schema`, or the one given. */
   readonly inputJsonSchema: ToolJsonSchema;
   readonly outputJsonSchema?: ToolJsonSchema;
   // A method (not a property) on purpose: definitions with different argument types then fit AnyToolDefinition.
@@ -108,10 +118,43 @@ function objectJsonSchema(name: string, field: string, schema: unknown, io: 'inp
   return rest as ToolJsonSchema;
 }
 
+/** What `defineTool` takes when the arguments are described by a JSON Schema instead of zod. */
+export type JsonSchemaToolConfig<O extends z.ZodObject | undefined = undefined> = Omit<
+  ToolConfig<z.ZodObject, O>,
+  'inputSchema' | 'handler'
+> & {
+  /**
+   * Published as written (`$schema`, `$defs`, `$ref`, `additionalProperties`, ... preserved) and enforced by
+   * the gateway (ajv, JSON Schema 2020-12) before a call is accepted; the handler gets the arguments as sent.
+   */
+  readonly inputSchema: JsonSchemaInput;
+  handler(args: Record<string, unknown>, ctx: ToolContext): ToolReturn<O> | Promise<ToolReturn<O>>;
+};
+
+/** Stands in for a JSON Schema input in the worker: arguments pass through as the gateway accepted them. */
+const PASS_THROUGH = z.looseObject({});
+
+/** The JSON Schema given as a tool's input, checked for the shape MCP requires (an object schema). */
+function rawJsonSchema(name: string, schema: object): ToolJsonSchema {
+  const parsed = ToolJsonSchemaSchema.safeParse(schema);
+  if (!parsed.success) throw invalid(name, 'inputSchema must be a zod object or a JSON Schema with type "object"');
+  // A JSON round trip: what is published is exactly what the gateway's validator compiles.
+  return JSON.parse(JSON.stringify(parsed.data)) as ToolJsonSchema;
+}
+
 /** Validates a tool and computes its JSON Schemas once; throws TaskgateError('INVALID_CONFIG') on any problem. */
+export function defineTool<O extends z.ZodObject | undefined = undefined>(
+  config: JsonSchemaToolConfig<O>,
+): ToolDefinition<typeof PASS_THROUGH, O>;
 export function defineTool<I extends z.ZodObject, O extends z.ZodObject | undefined = undefined>(
   config: ToolConfig<I, O>,
+): ToolDefinition<I, O>;
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject | undefined = undefined>(
+  input: ToolConfig<I, O> | JsonSchemaToolConfig<O>,
 ): ToolDefinition<I, O> {
+  const raw = !(input.inputSchema instanceof z.ZodType) && typeof input.inputSchema === 'object';
+  // JSON-Schema tools are ToolConfigs whose zod input passes anything through.
+  const config = (raw ? { ...input, inputSchema: PASS_THROUGH } : input) as ToolConfig<I, O>;
   const name = String(config.name);
   if (!TOOL_NAME.test(name)) {
     throw invalid(name, 'names are 1-128 characters of A-Z a-z 0-9 _ - . (MCP tool name rules)');
@@ -135,7 +178,9 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject | undefi
   positiveInt(name, 'rateLimit.max', config.rateLimit?.max, 1);
   positiveInt(name, 'rateLimit.durationMs', config.rateLimit?.durationMs, 1);
 
-  const inputJsonSchema = objectJsonSchema(name, 'inputSchema', config.inputSchema, 'input');
+  const inputJsonSchema = raw
+    ? rawJsonSchema(name, input.inputSchema)
+    : objectJsonSchema(name, 'inputSchema', config.inputSchema, 'input');
   const outputJsonSchema =
     config.outputSchema === undefined
       ? undefined
@@ -154,6 +199,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject | undefi
     concurrency: config.concurrency ?? 1,
     ...(config.rateLimit !== undefined && { rateLimit: { ...config.rateLimit } }),
     ...(config.timeoutMs !== undefined && { timeoutMs: config.timeoutMs }),
+    ...(config.immediateResponse !== undefined && { immediateResponse: String(config.immediateResponse) }),
     inputJsonSchema,
     ...(outputJsonSchema !== undefined && { outputJsonSchema }),
     handler: config.handler,
@@ -188,5 +234,6 @@ export function toCatalogEntry(def: AnyToolDefinition): CatalogEntry {
     queue: def.queue,
     attempts: def.attempts,
     ...(def.backoffMs !== undefined && { backoffMs: def.backoffMs }),
+    ...(def.immediateResponse !== undefined && { immediateResponse: def.immediateResponse }),
   };
 }

@@ -1,9 +1,9 @@
 import type { TaskRef, ToolJobData } from '@taskgate/core';
+import { errorMessage, type Logger } from '@taskgate/core';
 import { ProtocolError } from '@taskgate/protocol';
 import { type Job, UnrecoverableError, WaitingError } from 'bullmq';
 import type { AnyToolDefinition } from './define-tool.js';
 import { type AbortKind, TaskAbortedError } from './errors.js';
-import { errorMessage, type Logger } from './logger.js';
 import { type Finished, isProtocolError, protocolErrorOutcome, resultOutcome, toolError } from './outcome.js';
 import type { TaskWatch } from './task-watch.js';
 import { type ContextServices, createToolContext } from './tool-context-impl.js';
@@ -67,7 +67,14 @@ export async function runJob(deps: RunnerDeps, job: Job<ToolJobData>, token: str
   const budget = Math.max(1, job.opts.attempts ?? 1);
   const used = job.attemptsMade + job.stalledCounter;
   const attempt = used + 1;
-  const logger = deps.logger.child({ taskId: data.taskId, tool: data.tool, attempt });
+  // Job id = task id; the principal (when auth is on) makes the audit entries attributable (SEC-4).
+  const logger = deps.logger.child({
+    taskId: data.taskId,
+    tool: data.tool,
+    queue: job.queueName,
+    attempt,
+    ...(data.principal !== undefined && { principal: data.principal }),
+  });
 
   const def = deps.tools.get(data.tool);
   if (def === undefined) {
@@ -177,7 +184,10 @@ async function conclude(c: Conclusion): Promise<void> {
     logger.info({ reason: ended.reason }, 'the task ended before the tool did; the result is discarded');
     return;
   }
-  logger.info({ status: ended.task.status }, 'task finished');
+  logger.info(
+    { audit: `task.${ended.task.status}`, status: ended.task.status, kind: ended.task.kind, owner: c.ref.ownerId },
+    `task ${ended.task.status}`,
+  );
   if (failure !== undefined || 'error' in finished.outcome) {
     // Keep the job in BullMQ's failed set for operators; the task already holds the outcome.
     throw new RecordedFailure(finished.statusMessage ?? 'failed');
@@ -204,5 +214,9 @@ async function record(deps: RunnerDeps, ref: TaskRef, finished: Finished, logger
     logger.debug({ reason: ended.reason }, 'the task is not live any more: job skipped');
     return;
   }
+  logger.info(
+    { audit: `task.${ended.task.status}`, status: ended.task.status, kind: ended.task.kind, owner: ref.ownerId },
+    'task failed',
+  );
   throw new RecordedFailure(finished.statusMessage ?? 'failed');
 }

@@ -1,4 +1,4 @@
-import { errorMessage, type Logger, noopLogger } from './logger.js';
+import { errorMessage, type Logger, noopLogger } from '@taskgate/core';
 
 export interface ShutdownOptions {
   /** How long running jobs may take to finish before they are aborted and released (ms, default 25 000). */

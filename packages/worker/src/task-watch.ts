@@ -1,7 +1,6 @@
 import type { EventBus, Keys } from '@taskgate/core';
+import { errorMessage, type Logger } from '@taskgate/core';
 import type { Redis } from 'ioredis';
-import type { Logger } from './logger.js';
-import { errorMessage } from './logger.js';
 
 /** How a watched task stopped needing its execution. */
 export type WatchEnd = 'cancelled' | 'gone' | 'finished';

@@ -1,6 +1,8 @@
 import {
+  errorMessage,
   type InputRequests,
   InputWaitError,
+  type Logger,
   type TaskOutbox,
   type TaskRef,
   type TaskStore,
@@ -22,7 +24,6 @@ import {
 } from '@taskgate/protocol';
 import type { z } from 'zod';
 import { ClientCapabilityError } from './errors.js';
-import { errorMessage, type Logger } from './logger.js';
 import type { ToolClient, ToolContext } from './tool-context.js';
 import { describeZodIssues } from './zod-issues.js';
 
@@ -36,6 +37,8 @@ export interface ContextServices {
   readonly inputs: InputRequests;
   /** How long `elicit` / `sample` wait for the answer (ms). */
   readonly inputTimeoutMs: number;
+  /** Announces `notifications/resources/updated` for a URI. */
+  readonly announce: (uri: string) => Promise<void>;
 }
 
 export interface ContextOptions {
@@ -53,7 +56,7 @@ export interface ContextHandle {
   flush(): Promise<void>;
 }
 
-function clientOf(data: ToolJobData): ToolClient {
+export function clientOf(data: Pick<ToolJobData, 'client'>): ToolClient {
   const capabilities = ClientCapabilitiesSchema.safeParse(data.client?.capabilities ?? {});
   const info = ImplementationSchema.safeParse(data.client?.info);
   return { capabilities: capabilities.success ? capabilities.data : {}, ...(info.success && { info: info.data }) };
@@ -150,6 +153,9 @@ export function createToolContext(options: ContextOptions): ContextHandle {
         ...(loggerName !== undefined && { logger: loggerName }),
       };
       return quietly('send a log message', () => outbox.append(taskId, entry));
+    },
+    resourceUpdated(uri) {
+      return services.announce(String(uri));
     },
     setStatusMessage(text) {
       return quietly('set the status message', () => store.setStatusMessage(ref, String(text)));

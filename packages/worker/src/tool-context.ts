@@ -1,3 +1,4 @@
+import type { Logger } from '@taskgate/core';
 import type {
   ClientCapabilities,
   CreateMessageRequestParams,
@@ -8,7 +9,6 @@ import type {
   Implementation,
   LoggingLevel,
 } from '@taskgate/protocol';
-import type { Logger } from './logger.js';
 
 /** The client whose request started the task, as its session declared it at `initialize`. */
 export interface ToolClient {
@@ -32,6 +32,11 @@ export interface ToolContext {
   progress(progress: number, total?: number, message?: string): Promise<void>;
   /** Sends a log message to the client (`notifications/message`). */
   log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
+  /**
+   * Tells the sessions subscribed to `uri` (`resources/subscribe`) that the resource changed: any gateway
+   * sends them `notifications/resources/updated` on their GET stream.
+   */
+  resourceUpdated(uri: string): Promise<void>;
   /** Replaces the task's `statusMessage`, which `tasks/get` shows. */
   setStatusMessage(text: string): Promise<void>;
   /**

@@ -1,5 +1,6 @@
 export { type ForkedProcess, forkNode, SOURCE_EXEC_ARGV } from './fork-node.js';
 export { uniquePrefix } from './prefix.js';
+export { parsePrometheus, type Sample, type Scrape, scrape } from './prometheus.js';
 export {
   assertRedisServerAvailable,
   freePort,

@@ -72,7 +72,16 @@ export async function runCall(argv: readonly string[]): Promise<number> {
         `progress ${p.progress}${p.total === undefined ? '' : `/${p.total}`}${p.message ? ` ${p.message}` : ''}\n`,
       );
     };
-    const task = values.task ? { task: values.ttl === undefined ? {} : { ttl: Number(values.ttl) } } : {};
+    // CAP-2, TOOL-2: ask for a task only when the server declared task support for tools/call.
+    const serverRunsTasks = client.getServerCapabilities()?.tasks?.requests?.tools?.call !== undefined;
+    if (values.task && !serverRunsTasks) {
+      process.stderr.write(
+        'note: the server does not support tasks for tools/call (capabilities.tasks.requests.tools.call); ' +
+          'calling the tool without a task\n',
+      );
+    }
+    const task =
+      values.task && serverRunsTasks ? { task: values.ttl === undefined ? {} : { ttl: Number(values.ttl) } } : {};
     const stream = client.experimental.tasks.callToolStream({ name, arguments: args }, undefined, {
       onprogress,
       ...task,

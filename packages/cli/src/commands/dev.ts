@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { type RedisServer, startRedisServer } from '@taskgate/core';
+import { createMetricsRegistry, type RedisServer, startRedisServer } from '@taskgate/core';
 import { tools as exampleTools } from '@taskgate/examples';
 import { createGateway } from '@taskgate/gateway';
 import { createWorker } from '@taskgate/worker';
 import { loadConfig } from '../config.js';
-import { loadTools } from '../load-tools.js';
+import { loadOfferings } from '../load-tools.js';
 import { createLogger } from '../logger.js';
 import { gatewayOptions } from './gateway.js';
+import { workerOptions } from './worker.js';
 
 /** A cursor secret kept under `.data/` so cursors survive restarts of `dev`. */
 function devCursorSecret(dataDir: string): string {
@@ -38,9 +39,12 @@ export async function runDev(argv: readonly string[]): Promise<number> {
     const { config, positionals } = loadConfig('dev', argv, env);
     const logger = createLogger(config.LOG_LEVEL, 'taskgate-dev');
     const extra = [...(config.TASKGATE_TOOLS ?? []), ...positionals];
-    const tools = [...exampleTools, ...(extra.length > 0 ? await loadTools(extra) : [])];
-    const worker = createWorker({ redis: config.REDIS_URL, prefix: config.TASKGATE_KEY_PREFIX, tools, logger });
-    const gateway = createGateway({ ...gatewayOptions(config), logger });
+    const loaded = await loadOfferings(extra);
+    const tools = [...exampleTools, ...loaded.tools];
+    // One process, one registry: the gateway's /metrics shows the worker's metrics too.
+    const metrics = createMetricsRegistry({ defaultMetrics: true });
+    const worker = createWorker({ ...workerOptions(config, metrics), metricsPort: 0, ...loaded, tools, logger });
+    const gateway = createGateway({ ...gatewayOptions(config, metrics), logger });
     await worker.ready;
     const address = await gateway.listen(config.PORT, config.HOST);
     process.stdout.write(banner(address.url, config.REDIS_URL, redis !== undefined, worker.tools));
@@ -50,7 +54,7 @@ export async function runDev(argv: readonly string[]): Promise<number> {
     });
     process.stdout.write('\nstopping...\n');
     await gateway.close();
-    await worker.close({ deadlineMs: config.TASKGATE_DRAIN_TIMEOUT_MS });
+    await worker.close({ deadlineMs: Math.max(1, config.TASKGATE_DRAIN_TIMEOUT_MS) });
     return 0;
   } finally {
     await redis?.stop();

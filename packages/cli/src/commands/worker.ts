@@ -1,7 +1,28 @@
-import { createWorker, handleShutdownSignals } from '@taskgate/worker';
-import { ConfigError, loadConfig } from '../config.js';
-import { loadTools } from '../load-tools.js';
+import { createMetricsRegistry } from '@taskgate/core';
+import { type CreateWorkerOptions, createWorker, handleShutdownSignals } from '@taskgate/worker';
+import { type Config, ConfigError, loadConfig } from '../config.js';
+import { loadOfferings } from '../load-tools.js';
 import { createLogger } from '../logger.js';
+
+type Registry = NonNullable<CreateWorkerOptions['metrics']>;
+
+/** Worker options from validated settings (tools and logger are the caller's). */
+export function workerOptions(config: Config, metrics?: Registry): Omit<CreateWorkerOptions, 'tools' | 'logger'> {
+  return {
+    redis: config.REDIS_URL,
+    prefix: config.TASKGATE_KEY_PREFIX,
+    heartbeatMs: config.TASKGATE_WORKER_HEARTBEAT_MS,
+    lockDurationMs: config.TASKGATE_LOCK_DURATION_MS,
+    stalledIntervalMs: config.TASKGATE_STALLED_INTERVAL_MS,
+    statusCheckMs: config.TASKGATE_STATUS_CHECK_MS,
+    inputTimeoutMs: config.TASKGATE_INPUT_TIMEOUT_MS,
+    abortGraceMs: config.TASKGATE_ABORT_GRACE_MS,
+    ...(config.TASKGATE_DRAIN_TIMEOUT_MS > 0 && { drainTimeoutMs: config.TASKGATE_DRAIN_TIMEOUT_MS }),
+    metricsPort: config.TASKGATE_METRICS_PORT,
+    metricsHost: config.TASKGATE_METRICS_HOST,
+    ...(metrics !== undefined && { metrics }),
+  };
+}
 
 /** `taskgate worker --tools <module>[,<module>]`: runs the tools until SIGTERM/SIGINT, then drains and exits. */
 export async function runWorker(argv: readonly string[]): Promise<number> {
@@ -13,10 +34,15 @@ export async function runWorker(argv: readonly string[]): Promise<number> {
     ]);
   }
   const logger = createLogger(config.LOG_LEVEL, 'taskgate-worker');
-  const tools = await loadTools(modules);
-  const worker = createWorker({ redis: config.REDIS_URL, prefix: config.TASKGATE_KEY_PREFIX, tools, logger });
+  const { tools, resources, prompts } = await loadOfferings(modules);
+  const worker = createWorker({
+    ...workerOptions(config, createMetricsRegistry({ defaultMetrics: true })),
+    tools,
+    resources,
+    prompts,
+    logger,
+  });
   await worker.ready;
-  logger.info({ tools: worker.tools }, 'worker ready');
   return await new Promise<number>((resolve) => {
     handleShutdownSignals(worker, { deadlineMs: config.TASKGATE_DRAIN_TIMEOUT_MS, logger, exit: resolve });
   });

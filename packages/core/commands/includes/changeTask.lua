@@ -1,7 +1,10 @@
--- Publishes a task's snapshot on its channel and, when the task has one, on its session's channel.
+--- @include "includes/feed"
+
+-- Publishes a task's snapshot on its channel and, when the task has a session, appends it to the session's
+-- feed (what its GET stream relays, resumably) and publishes it on the session's channel.
 local function publishSnapshot(taskKey, channel, snapshot)
   redis.call('PUBLISH', channel, snapshot)
-  local notify = redis.call('HGET', taskKey, 'notify')
+  local notify = appendFeed(taskKey, 's', snapshot)
   if notify then redis.call('PUBLISH', notify, snapshot) end
 end
 

@@ -1,45 +1,52 @@
 import { randomBytes } from 'node:crypto';
-import { Keys } from '@taskgate/core';
+import { errorMessage, Keys, type Logger } from '@taskgate/core';
 import { ErrorCode } from '@taskgate/protocol';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import type { Logger } from '../logger.js';
 import type { GatewayServices } from '../rpc/context.js';
-import { openSessionStream } from '../sse/session-stream.js';
-import { AuthError, Authenticator, type Caller } from './auth.js';
+import { openGetStream } from '../sse/get-stream.js';
+import { AuthError, type Caller, createAuthenticator } from './auth.js';
+import { drainGuard, type Readiness } from './drain.js';
 import { hostOriginGuard, requestProtocolVersion, requireAccept } from './guards.js';
 import { HttpError, sendHttpError } from './http-error.js';
+import { observeHttp } from './observe-http.js';
 import { postHandler } from './post.js';
+import { PROTECTED_RESOURCE_WELL_KNOWN, protectedResourceHandler } from './protected-resource.js';
 import { requireSession } from './session.js';
 
 type McpHandler = (req: Request, res: Response, caller: Caller, logger: Logger) => Promise<void>;
 
-/** Whether the process should receive traffic (turned off when shutting down). */
-export interface Readiness {
-  ready(): Promise<boolean>;
-}
+/** A caller-supplied request id we are willing to log and echo (else we make one). */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /**
- * The express app: the MCP endpoint (POST, GET, DELETE) behind Host/Origin validation and authentication,
- * plus `/healthz` (the process runs) and `/readyz` (it can reach Redis and is not shutting down).
+ * The express app: the MCP endpoint (POST, GET, DELETE) behind the drain guard, Host/Origin validation and
+ * authentication, plus `/healthz` (the process runs), `/readyz` (Redis answers, the scripts are loaded, not
+ * draining), `/metrics` (Prometheus) and, with JWT auth, the RFC 9728 protected-resource metadata.
  */
 export function buildApp(services: GatewayServices, readiness: Readiness): Express {
-  const { options } = services;
+  const { options, metrics } = services;
   const app = express();
   app.disable('x-powered-by');
-  const authenticator = new Authenticator(options.auth);
+  const authenticator = createAuthenticator(options.auth, options.path);
+  app.use(observeHttp(metrics, options.path));
 
-  /** Authenticates, gives the request a logger with its own id, and turns every failure into a response. */
+  /** Authenticates, gives the request a logger with its id and principal, and turns every failure into a response. */
   const mcp =
     (handler: McpHandler) =>
     async (req: Request, res: Response): Promise<void> => {
-      const logger = services.logger.child({ req: randomBytes(6).toString('hex'), http: req.method });
+      const given = req.headers['x-request-id'];
+      const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomBytes(6).toString('hex');
+      res.set('X-Request-Id', requestId);
+      let logger = services.logger.child({ req: requestId, http: req.method });
       try {
-        const caller = authenticator.authenticate(req);
+        const caller = await authenticator.authenticate(req);
+        if (caller.principal !== undefined) logger = logger.child({ principal: caller.principal });
         await handler(req, res, caller, logger);
       } catch (error) {
         if (error instanceof AuthError) {
+          metrics.authFailure(error.reason);
           logger.warn(
-            { audit: 'auth.failed', reason: error.reason, ip: req.socket.remoteAddress },
+            { audit: 'auth.failed', reason: error.reason, status: error.status, ip: req.socket.remoteAddress },
             'authentication failed',
           );
         }
@@ -47,7 +54,7 @@ export function buildApp(services: GatewayServices, readiness: Readiness): Expre
           sendHttpError(res, error);
           return;
         }
-        logger.error({ err: error instanceof Error ? error.message : String(error) }, 'request failed');
+        logger.error({ err: errorMessage(error) }, 'request failed');
         sendHttpError(res, new HttpError(500, ErrorCode.InternalError, 'Internal error'));
       }
     };
@@ -56,8 +63,9 @@ export function buildApp(services: GatewayServices, readiness: Readiness): Expre
   const get: McpHandler = async (req, res, caller, logger) => {
     requireAccept(req, ['text/event-stream']);
     requestProtocolVersion(req);
-    const { session } = await requireSession(services, req, caller, logger);
-    await openSessionStream(services, res, session, logger);
+    const { session, owner } = await requireSession(services, req, caller, logger);
+    const principal = caller.principal === undefined ? {} : { principal: caller.principal };
+    await openGetStream({ services, session, owner, ...principal, logger }, req, res);
   };
   const remove: McpHandler = async (req, res, caller, logger) => {
     requestProtocolVersion(req);
@@ -71,11 +79,25 @@ export function buildApp(services: GatewayServices, readiness: Readiness): Expre
     res.json({ status: 'ok' });
   });
   app.get('/readyz', async (_req, res) => {
-    const ready = await readiness.ready().catch(() => false);
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable' });
+    const state = await readiness.state().catch(() => 'unavailable' as const);
+    res.status(state === 'ready' ? 200 : 503).json({ status: state });
   });
+  app.get('/metrics', async (_req, res) => {
+    try {
+      const body = await metrics.registry.metrics();
+      res.set('Content-Type', metrics.registry.contentType).send(body);
+    } catch (error) {
+      services.logger.error({ err: errorMessage(error) }, 'metrics collection failed');
+      res.status(500).type('text/plain').send('metrics collection failed\n');
+    }
+  });
+  if (options.auth.mode === 'jwt') {
+    const metadata = protectedResourceHandler(options.auth, options.path);
+    app.get(PROTECTED_RESOURCE_WELL_KNOWN, metadata);
+    if (options.path !== '/') app.get(`${PROTECTED_RESOURCE_WELL_KNOWN}${options.path}`, metadata);
+  }
 
-  app.use(options.path, hostOriginGuard(options));
+  app.use(options.path, drainGuard(readiness, options.drainRetryAfterMs), hostOriginGuard(options));
   app.post(options.path, mcp(post));
   app.get(options.path, mcp(get));
   app.delete(options.path, mcp(remove));
@@ -85,7 +107,7 @@ export function buildApp(services: GatewayServices, readiness: Readiness): Expre
   });
   // Last resort: nothing thrown anywhere may take the process down or leave a request hanging.
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
-    services.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'unhandled error');
+    services.logger.error({ err: errorMessage(error) }, 'unhandled error');
     sendHttpError(res, new HttpError(500, ErrorCode.InternalError, 'Internal error'));
   });
   return app;

@@ -3,71 +3,90 @@ import { ErrorCode } from '@taskgate/protocol';
 import type { Request } from 'express';
 import { type AuthOptions, tokenEntries } from '../options.js';
 import { HttpError } from './http-error.js';
+import { JwtAuthenticator } from './jwt-auth.js';
 
 /** Who a request comes from: a principal when auth is on, nobody in particular when it is off. */
 export interface Caller {
   readonly principal?: string;
 }
 
-/** Why authentication failed (for the audit log; never the token itself). */
-export type AuthFailure = 'missing_token' | 'invalid_token';
+/** Why authentication failed (for the audit log and metrics; never the token itself). */
+export type AuthFailure = 'missing_token' | 'invalid_token' | 'insufficient_scope';
 
-const sha256 = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
-
-/**
- * Bearer-token authentication. Tokens are kept only as SHA-256 digests and a presented token is compared with
- * every known one in constant time, so neither timing nor memory dumps reveal them.
- */
-export class Authenticator {
-  readonly #mode: AuthOptions['mode'];
-  readonly #digests: { digest: Buffer; principal: string }[];
-  readonly #realm: string;
-
-  constructor(auth: AuthOptions) {
-    this.#mode = auth.mode;
-    this.#digests =
-      auth.mode === 'tokens'
-        ? tokenEntries(auth.tokens).map(([token, principal]) => ({ digest: sha256(token), principal }))
-        : [];
-    this.#realm = auth.mode === 'tokens' ? (auth.realm ?? 'taskgate') : 'taskgate';
-  }
-
-  /** The caller of a request, or a 401 HttpError carrying a `WWW-Authenticate` challenge. */
-  authenticate(req: Request): Caller {
-    if (this.#mode === 'none') return {};
-    const header = req.headers.authorization;
-    const match = header === undefined ? null : /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
-    if (match?.[1] === undefined) throw this.#unauthorized('missing_token');
-    const presented = sha256(match[1]);
-    let principal: string | undefined;
-    for (const entry of this.#digests) {
-      // No early exit: every comparison runs whatever matched.
-      if (timingSafeEqual(entry.digest, presented)) principal ??= entry.principal;
-    }
-    if (principal === undefined) throw this.#unauthorized('invalid_token');
-    return { principal };
-  }
-
-  #unauthorized(reason: AuthFailure): AuthError {
-    const challenge =
-      reason === 'missing_token'
-        ? `Bearer realm="${this.#realm}"`
-        : `Bearer realm="${this.#realm}", error="invalid_token", error_description="The bearer token is not valid"`;
-    const message =
-      reason === 'missing_token'
-        ? 'Unauthorized: send Authorization: Bearer <token>'
-        : 'Unauthorized: the bearer token is not valid';
-    return new AuthError(reason, message, challenge);
-  }
+/** Turns a request into its caller, or throws an AuthError (401/403 with a `WWW-Authenticate` challenge). */
+export interface Authenticator {
+  authenticate(req: Request): Promise<Caller>;
 }
 
-/** A 401 refusal; `reason` goes to the audit log. */
+/** A 401 (no or bad token) or 403 (token without the required scopes) refusal; `reason` goes to the audit log. */
 export class AuthError extends HttpError {
   constructor(
     readonly reason: AuthFailure,
     message: string,
     challenge: string,
   ) {
-    super(401, ErrorCode.InvalidRequest, message, { 'WWW-Authenticate': challenge });
+    super(reason === 'insufficient_scope' ? 403 : 401, ErrorCode.InvalidRequest, message, {
+      'WWW-Authenticate': challenge,
+    });
+  }
+}
+
+/** The bearer token of a request (RFC 6750 header form only), or undefined. */
+export function bearerToken(req: Request): string | undefined {
+  const header = req.headers.authorization;
+  const match = header === undefined ? null : /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
+  return match?.[1];
+}
+
+/** The authenticator for the configured mode; `path` is the MCP endpoint's (for resource metadata URLs). */
+export function createAuthenticator(auth: AuthOptions, path: string): Authenticator {
+  switch (auth.mode) {
+    case 'none':
+      return { authenticate: async () => ({}) };
+    case 'tokens':
+      return new TokenAuthenticator(auth.tokens, auth.realm ?? 'taskgate');
+    case 'jwt':
+      return new JwtAuthenticator(auth, path);
+  }
+}
+
+const sha256 = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
+
+/**
+ * Static bearer tokens. Tokens are kept only as SHA-256 digests and a presented token is compared with every
+ * known one in constant time, so neither timing nor memory dumps reveal them.
+ */
+class TokenAuthenticator implements Authenticator {
+  readonly #digests: { digest: Buffer; principal: string }[];
+  readonly #realm: string;
+
+  constructor(tokens: ReadonlyMap<string, string> | Readonly<Record<string, string>>, realm: string) {
+    this.#digests = tokenEntries(tokens).map(([token, principal]) => ({ digest: sha256(token), principal }));
+    this.#realm = realm;
+  }
+
+  async authenticate(req: Request): Promise<Caller> {
+    const token = bearerToken(req);
+    if (token === undefined) {
+      throw new AuthError(
+        'missing_token',
+        'Unauthorized: send Authorization: Bearer <token>',
+        `Bearer realm="${this.#realm}"`,
+      );
+    }
+    const presented = sha256(token);
+    let principal: string | undefined;
+    for (const entry of this.#digests) {
+      // No early exit: every comparison runs whatever matched.
+      if (timingSafeEqual(entry.digest, presented)) principal ??= entry.principal;
+    }
+    if (principal === undefined) {
+      throw new AuthError(
+        'invalid_token',
+        'Unauthorized: the bearer token is not valid',
+        `Bearer realm="${this.#realm}", error="invalid_token", error_description="The bearer token is not valid"`,
+      );
+    }
+    return { principal };
   }
 }

@@ -1,4 +1,4 @@
-import { Keys } from '@taskgate/core';
+import { Keys, type Logger, errorMessage as messageOf } from '@taskgate/core';
 import {
   ErrorCode,
   isJsonRpcNotification,
@@ -10,7 +10,7 @@ import {
   toJsonRpcError,
 } from '@taskgate/protocol';
 import express, { type Request, type RequestHandler, type Response } from 'express';
-import type { Logger } from '../logger.js';
+import { operationOf, retryAfterMsOf } from '../limits/rate-limits.js';
 import { onNotification, onResponse } from '../rpc/client-messages.js';
 import {
   errorMessage,
@@ -21,7 +21,7 @@ import {
 } from '../rpc/context.js';
 import { dispatch } from '../rpc/dispatch.js';
 import { initialize } from '../rpc/initialize.js';
-import { SseStream } from '../sse/sse-stream.js';
+import { openTaskStream } from '../sse/task-stream.js';
 import type { Caller } from './auth.js';
 import { requestProtocolVersion, requireAccept, requireJsonContentType } from './guards.js';
 import { HttpError } from './http-error.js';
@@ -127,8 +127,11 @@ async function startSession(
   if (req.headers['mcp-session-id'] !== undefined) {
     throw HttpError.badRequest('Bad Request: initialize starts a new session; send it without Mcp-Session-Id');
   }
+  const started = performance.now();
   try {
     const { result, sessionId } = await initialize(services, caller, request);
+    services.metrics.sessionCreated();
+    services.metrics.rpcRequest('initialize', (performance.now() - started) / 1000);
     logger.info(
       { audit: 'session.created', session: Keys.digest(sessionId).slice(0, 12), principal: caller.principal },
       'session created',
@@ -136,41 +139,46 @@ async function startSession(
     res.set('Mcp-Session-Id', sessionId).json(resultMessage(request.id, result));
   } catch (error) {
     if (!(error instanceof ProtocolError)) throw error;
+    services.metrics.rpcRequest('initialize', (performance.now() - started) / 1000, error.code);
     res.json(errorMessage(request.id, error.toJSON()));
   }
 }
 
-/** Runs a request and writes its answer: JSON, or an SSE stream that ends with the response. */
+/**
+ * Runs a request and writes its answer: JSON, or an SSE stream that ends with the response. The caller's
+ * rate limit for the method's operation class is spent first (SEC-3).
+ */
 async function answer(ctx: RpcContext, res: Response): Promise<void> {
-  const { id } = ctx.request;
+  const { id, method } = ctx.request;
+  const { metrics, rateLimits } = ctx.services;
+  const started = performance.now();
+  const seconds = (): number => (performance.now() - started) / 1000;
   let reply: Awaited<ReturnType<typeof dispatch>>;
   try {
+    const operation = operationOf(method);
+    if (operation !== undefined) await rateLimits.consume(operation, ctx.owner, ctx.logger);
     reply = await dispatch(ctx);
   } catch (error) {
     logFailure(ctx, error);
-    res.json(errorMessage(id, toJsonRpcError(error)));
+    const rpcError = toJsonRpcError(error);
+    metrics.rpcRequest(method, seconds(), rpcError.code);
+    const retryAfterMs = retryAfterMsOf(error);
+    if (retryAfterMs !== undefined) res.set('Retry-After', String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
+    res.json(errorMessage(id, rpcError));
     return;
   }
+  metrics.rpcRequest(method, seconds());
   if (reply.kind === 'result') {
     res.json(resultMessage(id, reply.result));
     return;
   }
-  const stream = new SseStream(res, { heartbeatMs: ctx.services.options.sseHeartbeatMs });
-  ctx.services.streams.add(stream, reply.role);
-  try {
-    await reply.run(stream);
-  } catch (error) {
-    logFailure(ctx, error);
-    stream.send(errorMessage(id, toJsonRpcError(error)));
-  } finally {
-    stream.end();
-  }
+  await metrics.waiting(openTaskStream(ctx, res, { kind: reply.role, taskId: reply.taskId, rpcId: id }));
 }
 
 function logFailure(ctx: RpcContext, error: unknown): void {
   if (error instanceof ProtocolError) {
     ctx.logger.debug({ code: error.code, reason: error.message }, 'request refused');
   } else {
-    ctx.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'request failed');
+    ctx.logger.error({ err: messageOf(error) }, 'request failed');
   }
 }

@@ -1,6 +1,6 @@
+import type { Logger } from '@taskgate/core';
 import { Keys, type SessionRecord, SessionStore } from '@taskgate/core';
 import type { Request } from 'express';
-import type { Logger } from '../logger.js';
 import type { GatewayServices } from '../rpc/context.js';
 import type { Caller } from './auth.js';
 import { HttpError } from './http-error.js';

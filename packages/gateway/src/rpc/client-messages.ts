@@ -25,11 +25,14 @@ export async function onNotification(ctx: SessionContext, notification: JsonRpcN
   const { requestId, reason } = parsed.data;
   if (requestId === undefined) return;
   const { services } = ctx;
-  const taskId = await services.redis.get(services.keys.clientCall(ctx.session.sessionId, requestId));
+  const callKey = services.keys.clientCall(ctx.session.sessionId, requestId);
+  const taskId = await services.redis.get(callKey);
   if (taskId === null) return;
   const message = reason === undefined ? 'Cancelled by the client' : `Cancelled by the client: ${reason}`;
   try {
     const task = await services.tasks.getOwned(ctx.owner, taskId);
+    // Gone before the task turns cancelled: the call's stream (on whichever pod) then sends no response.
+    await services.redis.del(callKey);
     await services.tasks.cancel(ctx.owner, taskId, message);
     ctx.logger.info({ audit: 'call.cancelled', taskId, tool: task.tool }, 'direct call cancelled by the client');
     await removeWaitingJob(services, task.tool, taskId, ctx);
@@ -41,7 +44,9 @@ export async function onNotification(ctx: SessionContext, notification: JsonRpcN
 
 /**
  * The client's answer to a server-to-client request (elicitation, sampling): recorded for the waiting worker,
- * whichever gateway receives it. Returns false when no pending request of this owner has that id.
+ * whichever gateway receives it (INP-4: the worker then moves the task back to `working`). The first answer
+ * wins; a repeated one (a request delivered twice) is accepted and ignored. Returns false when no pending
+ * request of this owner has that id.
  */
 export async function onResponse(
   ctx: SessionContext,

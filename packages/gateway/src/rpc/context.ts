@@ -1,10 +1,16 @@
 import type {
   EventBus,
+  EventLog,
   InputRequests,
   Keys,
   ListCursorCodec,
+  Logger,
+  OfferingCatalog,
+  ResourceSubscriptions,
+  SessionFeed,
   SessionRecord,
   SessionStore,
+  TaskDelivery,
   TaskOutbox,
   TaskStore,
   ToolCatalog,
@@ -12,11 +18,10 @@ import type {
 } from '@taskgate/core';
 import type { JsonRpcErrorObject, JsonRpcRequest, RequestId } from '@taskgate/protocol';
 import type { Redis } from 'ioredis';
-import type { Logger } from '../logger.js';
+import type { RateLimits } from '../limits/rate-limits.js';
+import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import type { ResolvedGatewayOptions } from '../options.js';
-import type { SseStream } from '../sse/sse-stream.js';
 import type { StreamRegistry } from '../sse/stream-registry.js';
-import type { OutboxRelay } from '../tasks/outbox-relay.js';
 import type { TaskWatcher } from '../tasks/task-watcher.js';
 import type { ArgumentValidator } from './argument-validator.js';
 
@@ -29,15 +34,26 @@ export interface GatewayServices {
   readonly tasks: TaskStore;
   readonly sessions: SessionStore;
   readonly catalog: ToolCatalog;
+  /** Resources, resource templates and prompts workers offer. */
+  readonly offerings: OfferingCatalog;
+  /** Sessions' resource subscriptions. */
+  readonly subscriptions: ResourceSubscriptions;
   readonly queues: ToolQueues;
   readonly bus: EventBus;
   readonly outbox: TaskOutbox;
   readonly inputs: InputRequests;
   readonly watcher: TaskWatcher;
-  readonly relay: OutboxRelay;
+  /** SSE event logs and their connection leases (resumable streams). */
+  readonly events: EventLog;
+  /** Which stream carries each task's outbox, and how far it went out. */
+  readonly delivery: TaskDelivery;
+  /** The sessions' feeds that GET streams relay. */
+  readonly feed: SessionFeed;
   readonly validator: ArgumentValidator;
   readonly streams: StreamRegistry;
   readonly toolCursors: ListCursorCodec;
+  readonly metrics: GatewayMetrics;
+  readonly rateLimits: RateLimits;
   /** Safety re-read interval of waiters (ms). */
   readonly pollMs: number;
 }
@@ -57,15 +73,15 @@ export interface RpcContext extends SessionContext {
   readonly request: JsonRpcRequest;
 }
 
-/** What a handler answers: a result sent as JSON, or an SSE stream that ends with the response. */
+/** What a handler answers: a result sent as JSON, or a resumable SSE stream that ends with the response. */
 export type Reply =
   | { readonly kind: 'result'; readonly result: Record<string, unknown> }
   | {
       readonly kind: 'stream';
       /** Which streams `close()` ends at once (`result`) and which it lets finish first (`direct`). */
       readonly role: 'result' | 'direct';
-      /** Writes the stream's messages and, unless the client went away, the response; the caller ends it. */
-      readonly run: (stream: SseStream) => Promise<void>;
+      /** The task (or direct call's hidden record) whose messages and outcome the stream carries. */
+      readonly taskId: string;
     };
 
 /** A JSON-RPC success response. */

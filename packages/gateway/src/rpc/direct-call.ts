@@ -1,16 +1,22 @@
-import type { CatalogEntry, TaskRef } from '@taskgate/core';
+import type { CatalogEntry, Logger, StoredTask, TaskRecord, TaskRef } from '@taskgate/core';
 import { type ClientRequestParams, ProtocolError, type RequestId, toJsonRpcError } from '@taskgate/protocol';
-import type { Logger } from '../logger.js';
-import { outboxMessage } from '../tasks/outbox-messages.js';
-import { errorMessage, type GatewayServices, type Reply, type RpcContext, resultMessage } from './context.js';
+import {
+  errorMessage,
+  type GatewayServices,
+  type Reply,
+  type RpcContext,
+  resultMessage,
+  type SessionContext,
+} from './context.js';
 import { enqueue } from './enqueue.js';
 import { removeWaitingJob } from './tasks-methods.js';
 
 /**
  * A plain (non-task) `tools/call` of an optional or forbidden tool, run through the task pipeline as a hidden
- * record (kind `direct`: not listed, not visible to the tasks methods). The POST answers as an SSE stream that
- * carries the call's progress, log messages and server-to-client requests, then the tool's result.
- * The record is indexed by the request's JSON-RPC id so that `notifications/cancelled` on any gateway finds it.
+ * record (kind `direct`: not listed, not visible to the tasks methods). The POST answers as a resumable SSE
+ * stream that carries the call's progress, log messages and server-to-client requests, from whichever worker
+ * runs it, then the tool's result (see `runTaskStream`). The record is indexed by the request's JSON-RPC id so
+ * that `notifications/cancelled` on any gateway finds it.
  */
 export async function directCall(
   ctx: RpcContext,
@@ -33,66 +39,54 @@ export async function directCall(
     await services.redis.del(callKey);
     throw ProtocolError.internal('The call could not be queued for a worker; try again later.');
   }
-  const ref: TaskRef = { taskId: record.taskId, ownerId: record.ownerId };
-  const logger = ctx.logger.child({ taskId: record.taskId, tool: entry.tool.name });
-  logger.debug({}, 'direct call started');
-  return {
-    kind: 'stream',
-    role: 'direct',
-    run: async (stream) => {
-      const rendering = {
-        ...(progressToken !== undefined && { progressToken }),
-        ...(session.logLevel !== undefined && { logLevel: session.logLevel }),
-      };
-      const relay = await services.relay.start(record.taskId, (item) => {
-        const message = outboxMessage(item, rendering);
-        if (message !== undefined) stream.send(message);
-      });
-      try {
-        const waited = await services.watcher.untilTerminal(record.taskId, {
-          signal: stream.signal,
-          pollMs: services.pollMs,
-        });
-        if (waited.kind === 'aborted') {
-          if (!stream.endedByServer) cancelLater(services, ref, entry.tool.name, logger);
-          return;
-        }
-        await relay.drain();
-        // Cancelled through notifications/cancelled: the request gets no response.
-        if (waited.kind === 'terminal' && waited.task.status === 'cancelled') return;
-        stream.send(await finalMessage(ctx, request.id, record.taskId, waited.kind === 'gone'));
-      } finally {
-        await relay.stop();
-        await services.redis.del(callKey).catch(() => {});
-      }
-    },
-  };
+  ctx.logger.debug({ taskId: record.taskId, tool: entry.tool.name }, 'direct call started');
+  return { kind: 'stream', role: 'direct', taskId: record.taskId };
 }
 
-async function finalMessage(
-  ctx: RpcContext,
+/** The response of a finished direct call: its result, its JSON-RPC error, or why it has neither. */
+export async function directCallOutcome(
+  ctx: SessionContext,
   id: RequestId,
   taskId: string,
-  gone: boolean,
+  task: TaskRecord | undefined,
 ): Promise<Record<string, unknown>> {
   try {
-    if (gone) throw ProtocolError.internal('The call expired before it finished');
+    if (task === undefined) throw ProtocolError.internal('The call expired before it finished');
     const { outcome } = await ctx.services.tasks.outcome(ctx.owner, taskId);
     if (outcome !== undefined && 'result' in outcome) return resultMessage(id, outcome.result);
     if (outcome !== undefined) return errorMessage(id, outcome.error);
-    throw ProtocolError.internal('The call ended without a result');
+    const why = task.statusMessage === undefined ? '' : `: ${task.statusMessage}`;
+    throw ProtocolError.internal(
+      task.status === 'cancelled' ? `The call was cancelled${why}` : `The call ended without a result${why}`,
+    );
   } catch (error) {
     return errorMessage(id, toJsonRpcError(error));
   }
 }
 
 /**
- * The client closed a direct call's stream: cancel the call after the grace period, unless it finished by then.
- * (Once streams are resumable, a resumption within the grace period will keep the call alive.)
+ * The client's connection to a direct call's stream ended without the response: cancel the call after the
+ * grace period unless, by then, the stream was resumed on some pod (a connection holds it again) or is done.
  */
-function cancelLater(services: GatewayServices, ref: TaskRef, tool: string, logger: Logger): void {
+export function cancelUnlessResumed(
+  services: GatewayServices,
+  task: StoredTask,
+  streamId: string,
+  logger: Logger,
+): void {
   const timer = setTimeout(() => {
-    void cancelCall(services, ref, tool, 'The client closed the stream of this call', logger);
+    void (async () => {
+      if (await services.events.connected(streamId)) return;
+      if ((await services.events.state(streamId))?.done === true) return;
+      const ref = { taskId: task.taskId, ownerId: task.ownerId };
+      const reason = `The client closed the stream of this call and did not resume it within ${services.options.directCallCancelGraceMs} ms`;
+      await cancelCall(services, ref, task.tool, reason, logger);
+    })().catch((error: unknown) =>
+      logger.warn(
+        { taskId: task.taskId, err: error instanceof Error ? error.message : String(error) },
+        'cancel failed',
+      ),
+    );
   }, services.options.directCallCancelGraceMs);
   timer.unref();
 }

@@ -1,5 +1,14 @@
 import { type ClientRequestMethod, type ClientRequestParams, parseClientRequestParams } from '@taskgate/protocol';
+import { completionComplete } from './completion-complete.js';
 import type { Reply, RpcContext } from './context.js';
+import { promptsGet, promptsList } from './prompts-methods.js';
+import {
+  resourcesList,
+  resourcesRead,
+  resourcesSubscribe,
+  resourcesUnsubscribe,
+  resourceTemplatesList,
+} from './resources-methods.js';
 import { tasksCancel, tasksGet, tasksList } from './tasks-methods.js';
 import { tasksResult } from './tasks-result.js';
 import { toolsCall } from './tools-call.js';
@@ -22,6 +31,14 @@ const handlers: Handlers = {
   'tasks/result': tasksResult,
   'tasks/list': tasksList,
   'tasks/cancel': tasksCancel,
+  'resources/list': resourcesList,
+  'resources/templates/list': resourceTemplatesList,
+  'resources/read': resourcesRead,
+  'resources/subscribe': resourcesSubscribe,
+  'resources/unsubscribe': resourcesUnsubscribe,
+  'prompts/list': promptsList,
+  'prompts/get': promptsGet,
+  'completion/complete': completionComplete,
 };
 
 function handle<M extends SessionMethod>(method: M, ctx: RpcContext): Promise<Reply> {

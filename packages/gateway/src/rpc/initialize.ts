@@ -9,9 +9,15 @@ import {
 import type { Caller } from '../http/auth.js';
 import type { GatewayServices } from './context.js';
 
-/** What the gateway offers every session (CAP-1): tools with list-changed news, logging, and tasks for tools/call. */
+/**
+ * What the gateway offers every session (CAP-1): tools, resources (with subscriptions) and prompts, each with
+ * list-changed news; completions; logging; and tasks for tools/call.
+ */
 export const SERVER_CAPABILITIES: ServerCapabilities = {
   tools: { listChanged: true },
+  resources: { subscribe: true, listChanged: true },
+  prompts: { listChanged: true },
+  completions: {},
   logging: {},
   tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
 };

@@ -27,6 +27,7 @@ async function audited<T>(
     return found;
   } catch (error) {
     if (error instanceof ProtocolError) {
+      ctx.services.metrics.lookupFailure(ctx.request.method);
       ctx.logger.warn(
         { audit: 'task.lookup_failed', taskId: taskId.slice(0, 64), method: ctx.request.method, reason: error.message },
         'task look-up failed',
@@ -45,6 +46,15 @@ export async function tasksGet(ctx: RpcContext, params: ClientRequestParams<'tas
 /** `tasks/list` (LST-1, LST-2): one page of the caller's tasks with a signed cursor. */
 export async function tasksList(ctx: RpcContext, params: ClientRequestParams<'tasks/list'>): Promise<Reply> {
   const page = await ctx.services.tasks.list(ctx.owner, params?.cursor);
+  ctx.logger.info(
+    {
+      audit: 'tasks.listed',
+      owner: Keys.ownerId(ctx.owner),
+      count: page.tasks.length,
+      more: page.nextCursor !== undefined,
+    },
+    'tasks listed',
+  );
   return {
     kind: 'result',
     result: { tasks: page.tasks, ...(page.nextCursor !== undefined && { nextCursor: page.nextCursor }) },

@@ -1,13 +1,12 @@
-import { type StoredTask, type TaskOutcome, taskExpired } from '@taskgate/core';
+import type { Logger, StoredTask, TaskOutcome } from '@taskgate/core';
 import {
   type ClientRequestParams,
   ErrorCode,
   isTerminalStatus,
   ProtocolError,
   RELATED_TASK_META_KEY,
-  toJsonRpcError,
 } from '@taskgate/protocol';
-import { errorMessage, type Reply, type RpcContext, resultMessage } from './context.js';
+import type { Reply, RpcContext } from './context.js';
 import { ownedOutcome } from './tasks-methods.js';
 
 /**
@@ -32,41 +31,24 @@ export function terminalOutcome(task: StoredTask, outcome: TaskOutcome | undefin
 }
 
 /**
- * `tasks/result`: a terminal task answers at once as JSON. Otherwise the answer is an SSE stream that blocks
- * until the task is terminal (RES-2): the watcher subscribes to the task's channel before re-reading it, so no
- * change is lost; the client may drop the stream at any time and the task keeps running (RES-5).
+ * `tasks/result`: a terminal task answers at once as JSON. Otherwise the answer is a resumable SSE stream
+ * (see `runTaskStream`) that carries the task's pending server-to-client requests with the related-task
+ * `_meta` (INP-2, INP-3) and its progress and log messages, and blocks until the task is terminal (RES-2).
+ * The client may drop the stream at any time and the task keeps running (RES-5).
  */
 export async function tasksResult(ctx: RpcContext, params: ClientRequestParams<'tasks/result'>): Promise<Reply> {
   const { taskId } = params;
   const first = await ownedOutcome(ctx, taskId);
   if (isTerminalStatus(first.task.status)) {
-    audit(ctx, first.task);
+    auditRetrieval(ctx.logger, first.task);
     return { kind: 'result', result: terminalOutcome(first.task, first.outcome) };
   }
-  const { id } = ctx.request;
-  return {
-    kind: 'stream',
-    role: 'result',
-    run: async (stream) => {
-      const waited = await ctx.services.watcher.untilTerminal(taskId, {
-        signal: stream.signal,
-        pollMs: ctx.services.pollMs,
-      });
-      if (waited.kind === 'aborted') return;
-      try {
-        if (waited.kind === 'gone') throw taskExpired();
-        const { task, outcome } = await ownedOutcome(ctx, taskId);
-        audit(ctx, task);
-        stream.send(resultMessage(id, terminalOutcome(task, outcome)));
-      } catch (error) {
-        stream.send(errorMessage(id, toJsonRpcError(error)));
-      }
-    },
-  };
+  return { kind: 'stream', role: 'result', taskId };
 }
 
-function audit(ctx: RpcContext, task: StoredTask): void {
-  ctx.logger.info(
+/** Audit log entry of a retrieved result (SEC-4). */
+export function auditRetrieval(logger: Logger, task: StoredTask): void {
+  logger.info(
     { audit: 'task.result_retrieved', taskId: task.taskId, status: task.status, owner: task.ownerId },
     'task result retrieved',
   );

@@ -1,5 +1,10 @@
 import { type CatalogEntry, toTask } from '@taskgate/core';
-import { type ClientRequestParams, ProtocolError, type Task } from '@taskgate/protocol';
+import {
+  type ClientRequestParams,
+  MODEL_IMMEDIATE_RESPONSE_META_KEY,
+  ProtocolError,
+  type Task,
+} from '@taskgate/protocol';
 import type { Reply, RpcContext } from './context.js';
 import { directCall } from './direct-call.js';
 import { enqueue } from './enqueue.js';
@@ -26,7 +31,13 @@ export async function toolsCall(ctx: RpcContext, params: CallParams): Promise<Re
     }
     const check = ctx.services.validator.check(entry.tool, args);
     if (!check.ok) throw ProtocolError.invalidParams(check.message);
-    return { kind: 'result', result: { task: await createTask(ctx, entry, params, args) } };
+    const task = await createTask(ctx, entry, params, args);
+    // CRT-5: what the tool's author wants the model to hear while the task runs.
+    const meta =
+      entry.immediateResponse === undefined
+        ? undefined
+        : { _meta: { [MODEL_IMMEDIATE_RESPONSE_META_KEY]: entry.immediateResponse } };
+    return { kind: 'result', result: { task, ...meta } };
   }
   if (taskSupport === 'required') {
     throw ProtocolError.methodNotFound(

@@ -1,8 +1,6 @@
-import { type ClientRequestParams, ProtocolError } from '@taskgate/protocol';
+import type { ClientRequestParams } from '@taskgate/protocol';
+import { catalogPage } from './catalog-page.js';
 import type { Reply, RpcContext } from './context.js';
-
-/** The scope `tools/list` cursors are signed for (tasks/list cursors are signed for an owner instead). */
-const TOOLS_CURSOR_SCOPE = 'tools/list';
 
 /**
  * `tools/list`: the live catalog entries, sorted by name, a page at a time (TOOL-1: each carries its
@@ -10,27 +8,19 @@ const TOOLS_CURSOR_SCOPE = 'tools/list';
  */
 export async function toolsList(ctx: RpcContext, params: ClientRequestParams<'tools/list'>): Promise<Reply> {
   const { catalog, toolCursors, options } = ctx.services;
-  let after: string | undefined;
-  if (params?.cursor !== undefined) {
-    try {
-      after = toolCursors.decode(TOOLS_CURSOR_SCOPE, params.cursor).id;
-    } catch {
-      throw ProtocolError.invalidParams(
-        'Invalid cursor: it is not a tools/list cursor this server issued, or it expired. ' +
-          'Call tools/list without a cursor to start over.',
-      );
-    }
-  }
-  const entries = await catalog.list();
-  const rest = after === undefined ? entries : entries.filter((entry) => entry.tool.name > after);
-  const page = rest.slice(0, options.toolsPageSize);
-  const last = page.at(-1);
-  const more = rest.length > page.length && last !== undefined;
+  const page = catalogPage(
+    toolCursors,
+    'tools/list',
+    await catalog.list(),
+    (entry) => entry.tool.name,
+    options.toolsPageSize,
+    params?.cursor,
+  );
   return {
     kind: 'result',
     result: {
-      tools: page.map((entry) => entry.tool),
-      ...(more && { nextCursor: toolCursors.encode(TOOLS_CURSOR_SCOPE, { score: 0, id: last.tool.name }) }),
+      tools: page.items.map((entry) => entry.tool),
+      ...(page.nextCursor !== undefined && { nextCursor: page.nextCursor }),
     },
   };
 }

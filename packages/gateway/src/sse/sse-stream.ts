@@ -13,8 +13,8 @@ export interface SseStreamOptions {
  * One Server-Sent Events response. Writes JSON-RPC messages as `message` events, keeps the connection alive
  * with comment lines, and tells its owner when the connection ends, whoever ended it.
  *
- * Event ids are the caller's: `send(message, eventId)` writes the id when given. Resumable streams (a Redis
- * event log per stream and `Last-Event-ID`) assign ids before calling `send`, so this class stays a writer.
+ * Event ids are the caller's: resumable streams (`LoggedStream`: a Redis event log per stream and
+ * `Last-Event-ID`) log each event first and write it with `event(id, data)`, so this class stays a writer.
  */
 export class SseStream {
   /** Aborted when the connection ends: the client went away, or `end()` was called. */
@@ -66,10 +66,27 @@ export class SseStream {
     return true;
   }
 
-  /** Ends the stream from this side. */
-  end(): void {
+  /**
+   * Writes one logged event: its id and data as the event log holds them. Empty data is a priming event
+   * (an id the client can resume from, nothing to dispatch); `retryMs` adds the SSE `retry` field.
+   */
+  event(eventId: string, data: string, retryMs?: number): boolean {
+    if (!this.isOpen) return false;
+    const retry = retryMs === undefined ? '' : `retry: ${Math.max(0, Math.floor(retryMs))}\n`;
+    this.#write(
+      data === '' ? `id: ${eventId}\n${retry}data: \n\n` : `id: ${eventId}\n${retry}event: message\ndata: ${data}\n\n`,
+    );
+    return true;
+  }
+
+  /**
+   * Ends the stream from this side. With `retryMs`, first sends the SSE `retry` field, which tells the client
+   * how soon to reconnect (a draining gateway: the client resumes on another pod).
+   */
+  end(retryMs?: number): void {
     if (!this.isOpen) return;
     this.#endedByServer = true;
+    if (retryMs !== undefined) this.#write(`retry: ${Math.max(0, Math.floor(retryMs))}\n\n`);
     this.#res.end();
     this.#closed();
   }

@@ -43,13 +43,20 @@ export function outboxMessage(entry: OutboxEntry, rendering: OutboxRendering): R
       return { jsonrpc: '2.0', method: 'notifications/message', params };
     }
     case 'request': {
-      const params =
-        meta === undefined ? message.params : { ...message.params, ...mergeMeta(message.params, meta._meta) };
+      const { _meta: sent, ...rest } = message.params;
+      const merged = requestMeta(sent, meta?._meta);
+      const params = merged === undefined ? rest : { ...rest, _meta: merged };
       return { jsonrpc: '2.0', id: message.requestId, method: message.method, params };
     }
   }
 }
 
-function mergeMeta(params: Record<string, unknown>, meta: Record<string, unknown>): { _meta: Record<string, unknown> } {
-  return { _meta: { ...((params._meta ?? {}) as Record<string, unknown>), ...meta } };
+/**
+ * The `_meta` of a relayed request: the related-task key set for a task (INP-2), and removed for a direct
+ * call (its hidden record is no task the client knows); other keys the tool sent are kept.
+ */
+function requestMeta(sent: unknown, related: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  const { [RELATED_TASK_META_KEY]: _dropped, ...rest } = (sent ?? {}) as Record<string, unknown>;
+  const merged = { ...rest, ...related };
+  return Object.keys(merged).length === 0 ? undefined : merged;
 }

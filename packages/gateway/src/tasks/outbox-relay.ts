@@ -1,86 +1,98 @@
-import type { EventBus, Keys, OutboxEntry, TaskOutbox } from '@taskgate/core';
+import type { OutboxEntry, TaskDelivery, TaskOutbox } from '@taskgate/core';
+import type { LoggedStream } from '../sse/logged-stream.js';
+import { type OutboxRendering, outboxMessage } from './outbox-messages.js';
 
-/** A running relay of one task's outbox. */
-export interface OutboxRelayHandle {
-  /** Delivers every entry appended so far (call it once the task is terminal, before the response). */
-  drain(): Promise<void>;
-  /** Stops relaying and drops the subscription. */
-  stop(): Promise<void>;
+/** How a relay pass ended. */
+export type RelayEnd = 'idle' | 'not_carrier' | 'fenced';
+
+export interface OutboxRelayOptions {
+  readonly taskId: string;
+  /** `carrier`: the stream holds the task's carrier lease; `fallback`: the GET stream, while nobody does. */
+  readonly mode: 'carrier' | 'fallback';
+  /** The task's expiry (unix ms), which bounds its relay state. */
+  readonly expiresAt: number;
+  /** How this stream renders the task's entries (read at every pass: the log level may change). */
+  readonly rendering: () => Promise<OutboxRendering>;
 }
 
 const BATCH = 100;
 
 /**
- * Relays a task's outbox (progress, log messages, server-to-client requests) to a stream, in order and each
- * entry once: woken by the outbox channel, re-read after a reconnect, drained on demand.
+ * Relays one task's outbox (progress, log messages, server-to-client requests) onto one logged stream, in
+ * outbox order, from the task's relay cursor: each entry goes out once across all streams and pods (the
+ * relayEvent script moves the cursor with the event). One pass at a time; wake-ups during a pass add one
+ * more pass, so nothing appended meanwhile is left behind.
  */
 export class OutboxRelay {
-  readonly #bus: EventBus;
   readonly #outbox: TaskOutbox;
-  readonly #keys: Keys;
+  readonly #delivery: TaskDelivery;
+  readonly #stream: LoggedStream;
+  readonly #options: OutboxRelayOptions;
+  #running: Promise<RelayEnd> | undefined;
+  #again = false;
 
-  constructor(bus: EventBus, outbox: TaskOutbox, keys: Keys) {
-    this.#bus = bus;
+  constructor(outbox: TaskOutbox, delivery: TaskDelivery, stream: LoggedStream, options: OutboxRelayOptions) {
     this.#outbox = outbox;
-    this.#keys = keys;
+    this.#delivery = delivery;
+    this.#stream = stream;
+    this.#options = options;
   }
 
-  /** Starts relaying entries after `afterId` to `deliver`; resolves once the subscription is live. */
-  async start(taskId: string, deliver: (entry: OutboxEntry) => void, afterId = '0'): Promise<OutboxRelayHandle> {
-    let lastId = afterId;
-    let stopped = false;
-    let pumping: Promise<void> | undefined;
-    let again = false;
-
-    const pumpOnce = async (): Promise<void> => {
-      for (;;) {
-        const entries = await this.#outbox.read(taskId, lastId, BATCH);
-        for (const entry of entries) {
-          if (stopped) return;
-          lastId = entry.id;
-          deliver(entry);
-        }
-        if (entries.length < BATCH) return;
-      }
-    };
-    // One read loop at a time; a wake-up during a read schedules one more pass.
-    const pump = (): Promise<void> => {
-      if (pumping !== undefined) {
-        again = true;
-        return pumping;
-      }
-      pumping = (async () => {
-        try {
-          do {
-            again = false;
-            await pumpOnce();
-          } while (again && !stopped);
-        } catch {
-          // A failed read is retried at the next wake-up, reconnect or drain.
-        } finally {
-          pumping = undefined;
-        }
-      })();
-      return pumping;
-    };
-    const wake = (): void => {
-      if (!stopped) void pump();
-    };
-
-    const removeHook = this.#bus.onReconnect(wake);
-    const unsubscribe = await this.#bus.subscribe(this.#keys.outboxChannel(taskId), wake).catch(() => undefined);
-    wake();
-    return {
-      drain: async () => {
-        await pumping;
-        if (!stopped) await pump();
-        await pumping;
-      },
-      stop: async () => {
-        stopped = true;
-        removeHook();
-        await unsubscribe?.();
-      },
-    };
+  /** True while a pass runs. */
+  get busy(): boolean {
+    return this.#running !== undefined;
   }
+
+  /** Relays everything after the cursor; resolves once a pass that started after this call has ended. */
+  pump(): Promise<RelayEnd> {
+    if (this.#running !== undefined) {
+      this.#again = true;
+      return this.#running;
+    }
+    const running = (async (): Promise<RelayEnd> => {
+      try {
+        let end: RelayEnd;
+        do {
+          this.#again = false;
+          end = await this.#pass();
+        } while (this.#again && end === 'idle' && this.#stream.isOpen);
+        return end;
+      } finally {
+        this.#running = undefined;
+      }
+    })();
+    this.#running = running;
+    return running;
+  }
+
+  async #pass(): Promise<RelayEnd> {
+    const { taskId, mode, expiresAt } = this.#options;
+    for (;;) {
+      if (!this.#stream.isOpen) return 'fenced';
+      const cursor = await this.#delivery.cursor(taskId);
+      const entries = await this.#outbox.read(taskId, cursor, BATCH);
+      if (entries.length === 0) return 'idle';
+      const rendering = await this.#options.rendering();
+      for (const entry of entries) {
+        const message = outboxMessage(entry, rendering);
+        const requestId = requestIdOf(entry);
+        const outcome = await this.#stream.relay({
+          taskId,
+          mode,
+          entryId: entry.id,
+          data: message === undefined ? undefined : JSON.stringify(message),
+          expiresAt,
+          ...(requestId !== undefined && { requestId }),
+        });
+        if (outcome.kind === 'fenced' || outcome.kind === 'not_carrier') return outcome.kind;
+        // Another stream moved the cursor (a hand-over between streams): read from the cursor again.
+        if (outcome.kind === 'stale') break;
+      }
+    }
+  }
+}
+
+/** The input request id of an entry that is one. */
+export function requestIdOf(entry: OutboxEntry): string | undefined {
+  return entry.message.type === 'request' ? entry.message.requestId : undefined;
 }

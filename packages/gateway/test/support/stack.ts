@@ -114,7 +114,8 @@ export function raw(
           events: () =>
             text
               .split('\n')
-              .filter((line) => line.startsWith('data: '))
+              // Priming events (an id with empty data) carry no message.
+              .filter((line) => line.startsWith('data: ') && line.length > 6)
               .map((line) => JSON.parse(line.slice(6))),
         }),
       );

@@ -60,6 +60,41 @@ export const SCHEMA_PAIRS = {
     ours: ours.CreateMessageResultWithToolsSchema,
     sdk: sdk.CreateMessageResultWithToolsSchema,
   },
+  Resource: { ours: ours.ResourceSchema, sdk: sdk.ResourceSchema },
+  ResourceTemplate: { ours: ours.ResourceTemplateSchema, sdk: sdk.ResourceTemplateSchema },
+  ListResourcesRequest: { ours: ours.ListResourcesRequestSchema, sdk: sdk.ListResourcesRequestSchema },
+  ListResourcesResult: { ours: ours.ListResourcesResultSchema, sdk: sdk.ListResourcesResultSchema },
+  ListResourceTemplatesRequest: {
+    ours: ours.ListResourceTemplatesRequestSchema,
+    sdk: sdk.ListResourceTemplatesRequestSchema,
+  },
+  ListResourceTemplatesResult: {
+    ours: ours.ListResourceTemplatesResultSchema,
+    sdk: sdk.ListResourceTemplatesResultSchema,
+  },
+  ReadResourceRequest: { ours: ours.ReadResourceRequestSchema, sdk: sdk.ReadResourceRequestSchema },
+  ReadResourceResult: { ours: ours.ReadResourceResultSchema, sdk: sdk.ReadResourceResultSchema },
+  SubscribeRequest: { ours: ours.SubscribeRequestSchema, sdk: sdk.SubscribeRequestSchema },
+  UnsubscribeRequest: { ours: ours.UnsubscribeRequestSchema, sdk: sdk.UnsubscribeRequestSchema },
+  ResourceUpdatedNotification: {
+    ours: ours.ResourceUpdatedNotificationSchema,
+    sdk: sdk.ResourceUpdatedNotificationSchema,
+  },
+  ResourceListChangedNotification: {
+    ours: ours.ResourceListChangedNotificationSchema,
+    sdk: sdk.ResourceListChangedNotificationSchema,
+  },
+  Prompt: { ours: ours.PromptSchema, sdk: sdk.PromptSchema },
+  ListPromptsRequest: { ours: ours.ListPromptsRequestSchema, sdk: sdk.ListPromptsRequestSchema },
+  ListPromptsResult: { ours: ours.ListPromptsResultSchema, sdk: sdk.ListPromptsResultSchema },
+  GetPromptRequest: { ours: ours.GetPromptRequestSchema, sdk: sdk.GetPromptRequestSchema },
+  GetPromptResult: { ours: ours.GetPromptResultSchema, sdk: sdk.GetPromptResultSchema },
+  PromptListChangedNotification: {
+    ours: ours.PromptListChangedNotificationSchema,
+    sdk: sdk.PromptListChangedNotificationSchema,
+  },
+  CompleteRequest: { ours: ours.CompleteRequestSchema, sdk: sdk.CompleteRequestSchema },
+  CompleteResult: { ours: ours.CompleteResultSchema, sdk: sdk.CompleteResultSchema },
 } satisfies Record<string, { ours: Judge; sdk: Judge }>;
 
 /** The name of a schema pair. */

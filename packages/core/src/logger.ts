@@ -2,8 +2,8 @@
 export type LogFn = (fields: Readonly<Record<string, unknown>>, message: string) => void;
 
 /**
- * The logging the gateway needs, shaped so that a pino logger fits as is. Never pass tokens, session ids or
- * tool arguments in the fields: log digests and ids instead.
+ * The logging gateways and workers need, shaped so that a pino logger fits as is. Never pass tokens, session
+ * ids or tool arguments in the fields: log digests and ids instead (tool arguments may hold personal data).
  */
 export interface Logger {
   readonly debug: LogFn;
@@ -24,3 +24,9 @@ export const noopLogger: Logger = {
   error: ignore,
   child: () => noopLogger,
 };
+
+/** The message of anything thrown, for logs and status messages (never a stack, never the object itself). */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return typeof error === 'string' ? error : (JSON.stringify(error) ?? String(error));
+}

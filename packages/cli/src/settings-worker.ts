@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import { int, list } from './setting-schemas.js';
+import type { Setting } from './settings.js';
+
+/** Settings only workers read: their tools, their metrics endpoint and BullMQ timings. */
+export const WORKER_SETTINGS = [
+  {
+    env: 'TASKGATE_TOOLS',
+    flag: '--tools',
+    scope: 'worker',
+    schema: list,
+    description: 'Modules whose `tools` (or default) export lists the tools this worker runs, comma-separated.',
+  },
+  {
+    env: 'TASKGATE_METRICS_PORT',
+    flag: '--metrics-port',
+    scope: 'worker',
+    schema: int(0, 65535),
+    default: '9464',
+    description: "Port of the worker's `/metrics`, `/healthz` and `/readyz`; 0 turns the endpoint off.",
+  },
+  {
+    env: 'TASKGATE_METRICS_HOST',
+    flag: '--metrics-host',
+    scope: 'worker',
+    schema: z.string().min(1),
+    default: '127.0.0.1',
+    description: "Address of the worker's metrics endpoint (0.0.0.0 in containers).",
+  },
+  {
+    env: 'TASKGATE_WORKER_HEARTBEAT_MS',
+    flag: '--worker-heartbeat-ms',
+    scope: 'worker',
+    schema: int(100),
+    default: '10000',
+    description: 'How often a worker re-announces its tools (keep it well below `TASKGATE_TOOL_STALE_AFTER_MS`).',
+  },
+  {
+    env: 'TASKGATE_LOCK_DURATION_MS',
+    flag: '--lock-duration-ms',
+    scope: 'worker',
+    schema: int(1000),
+    default: '30000',
+    description: "BullMQ job lock: a crashed worker's jobs are retried after about this plus the stalled interval.",
+  },
+  {
+    env: 'TASKGATE_STALLED_INTERVAL_MS',
+    flag: '--stalled-interval-ms',
+    scope: 'worker',
+    schema: int(1000),
+    default: '30000',
+    description: 'How often BullMQ looks for jobs of crashed workers.',
+  },
+  {
+    env: 'TASKGATE_STATUS_CHECK_MS',
+    flag: '--status-check-ms',
+    scope: 'worker',
+    schema: int(100),
+    default: '2000',
+    description:
+      "Safety-net re-read of running tasks' status (a lost cancel message stops the tool at most this late).",
+  },
+  {
+    env: 'TASKGATE_INPUT_TIMEOUT_MS',
+    flag: '--input-timeout-ms',
+    scope: 'worker',
+    schema: int(1000),
+    default: '600000',
+    description: "How long a tool waits for the user's answer to an elicitation or sampling request.",
+  },
+  {
+    env: 'TASKGATE_ABORT_GRACE_MS',
+    flag: '--abort-grace-ms',
+    scope: 'worker',
+    schema: int(0),
+    default: '5000',
+    description: 'How long an aborted tool (cancelled, timed out, shutdown) may take to return.',
+  },
+] as const satisfies readonly Setting[];

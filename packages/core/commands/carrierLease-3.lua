@@ -1,0 +1,42 @@
+--[[
+  Claims, refreshes or releases the lease that makes one stream the carrier of a task's outbox ("a
+  tasks/result stream is open for this task"), on behalf of the connection that holds that stream, so a
+  connection that lost its stream to a resumption can neither keep nor drop the lease of its successor.
+  Releasing the lease of a live task also puts an outbox arrival on the task's session feed, so the
+  session's GET stream takes over whatever the released stream left undelivered (INP-5).
+
+  Input:
+    KEYS[1] the task's carrier lease (string: stream id)
+    KEYS[2] the stream's connection lease (string: connection id)
+    KEYS[3] task hash
+
+    ARGV[1] 'claim' (free or ours), 'refresh' (ours) or 'release' (ours)
+    ARGV[2] stream id
+    ARGV[3] connection id
+    ARGV[4] lease length (ms)
+    ARGV[5] task id
+
+  Output:
+    { 0 }               claimed, refreshed or released
+    { -5 }              another stream carries the task (claim, refresh), or none does (refresh, release)
+    { -6 }              the connection does not hold the stream
+]]
+--- @include "includes/codes"
+--- @include "includes/feed"
+
+if redis.call('GET', KEYS[2]) ~= ARGV[3] then return { FENCED } end
+local carrier = redis.call('GET', KEYS[1])
+if ARGV[1] == 'release' then
+  if carrier ~= ARGV[2] then return { ALREADY_EXISTS } end
+  redis.call('DEL', KEYS[1])
+  local status = redis.call('HGET', KEYS[3], 'status')
+  if status and not isTerminal(status) then
+    local notify = appendFeed(KEYS[3], 'o', ARGV[5])
+    if notify then redis.call('PUBLISH', notify, cjson.encode({ outbox = ARGV[5] })) end
+  end
+  return { OK }
+end
+if carrier and carrier ~= ARGV[2] then return { ALREADY_EXISTS } end
+if ARGV[1] == 'refresh' and not carrier then return { ALREADY_EXISTS } end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[4])
+return { OK }

@@ -1,0 +1,43 @@
+import type { CompleteRequestParams } from '@taskgate/protocol';
+
+/**
+ * A read a gateway asks a worker to run for a client: `resources/read` (of a static resource, or of a URI a
+ * template describes), `prompts/get`, or `completion/complete`. Only what the worker needs; no `_meta`.
+ */
+export type ReadRequest =
+  | {
+      readonly method: 'resources/read';
+      readonly uri: string;
+      /** The URI template that describes `uri`, when no static resource has that URI. */
+      readonly uriTemplate?: string;
+    }
+  | {
+      readonly method: 'prompts/get';
+      readonly name: string;
+      readonly arguments: Readonly<Record<string, string>>;
+    }
+  | {
+      readonly method: 'completion/complete';
+      readonly ref: CompleteRequestParams['ref'];
+      readonly argument: CompleteRequestParams['argument'];
+      readonly context?: { readonly arguments?: Readonly<Record<string, string>> };
+    };
+
+/**
+ * The BullMQ job of a read. Like a direct tool call it runs under a hidden task record (kind `direct`), so
+ * the worker stores its result or JSON-RPC error there and the waiting gateway picks it up.
+ */
+export interface ReadJobData {
+  readonly taskId: string;
+  readonly ownerId: string;
+  readonly read: ReadRequest;
+  /** The authenticated principal's name, when auth is on. */
+  readonly principal?: string;
+  /** The client's declared capabilities and implementation info, from its session. */
+  readonly client?: { readonly capabilities: Record<string, unknown>; readonly info?: Record<string, unknown> };
+}
+
+/** True for the job data of a read (as opposed to a tool call). */
+export function isReadJob(data: unknown): data is ReadJobData {
+  return typeof data === 'object' && data !== null && typeof (data as { read?: unknown }).read === 'object';
+}

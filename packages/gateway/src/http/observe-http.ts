@@ -1,0 +1,32 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
+import { PROTECTED_RESOURCE_WELL_KNOWN } from './protected-resource.js';
+
+const FIXED_ROUTES: Readonly<Record<string, string>> = {
+  '/healthz': 'healthz',
+  '/readyz': 'readyz',
+  '/metrics': 'metrics',
+};
+
+/** The bounded `route` label of a request path. */
+export function routeLabel(path: string, mcpPath: string): string {
+  if (path === mcpPath) return 'mcp';
+  if (path.startsWith(PROTECTED_RESOURCE_WELL_KNOWN)) return 'oauth_metadata';
+  return FIXED_ROUTES[path] ?? 'other';
+}
+
+/** Counts every HTTP response by method, route and status once it is sent (or the client went away). */
+export function observeHttp(metrics: GatewayMetrics, mcpPath: string) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const route = routeLabel(req.path, mcpPath);
+    let counted = false;
+    const count = (): void => {
+      if (counted) return;
+      counted = true;
+      metrics.httpRequest(req.method, route, res.headersSent ? res.statusCode : 499);
+    };
+    res.once('finish', count);
+    res.once('close', count);
+    next();
+  };
+}

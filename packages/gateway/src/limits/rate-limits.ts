@@ -1,0 +1,105 @@
+import { errorMessage, Keys, type Logger } from '@taskgate/core';
+import { ErrorCode, ProtocolError } from '@taskgate/protocol';
+import type { Redis } from 'ioredis';
+import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
+import type { OperationClass, RateLimit, ResolvedGatewayOptions } from '../options.js';
+
+const OPERATIONS: Readonly<Record<string, OperationClass>> = {
+  'tools/call': 'create',
+  'tasks/get': 'read',
+  'tasks/list': 'read',
+  'tasks/result': 'read',
+  'tasks/cancel': 'cancel',
+  // Reads served by workers: each runs a short job, and clients ask for them often (completion per keystroke).
+  'resources/read': 'read',
+  'prompts/get': 'read',
+  'completion/complete': 'read',
+};
+
+/**
+ * The operation class of a JSON-RPC method, or undefined for methods without a limit (initialize, ping,
+ * tools/list, ...). Every `tools/call` is a `create`: plain calls run through a (hidden) task record too.
+ * The reads workers serve (`resources/read`, `prompts/get`, `completion/complete`) count as `read`.
+ */
+export function operationOf(method: string): OperationClass | undefined {
+  return Object.hasOwn(OPERATIONS, method) ? OPERATIONS[method] : undefined;
+}
+
+/** What a refused request carries in `error.data`. */
+export interface RateLimitedData {
+  readonly operation: OperationClass;
+  readonly retryAfterMs: number;
+  readonly limit: number;
+  readonly windowSeconds: number;
+}
+
+/** -32029 with a retry hint. */
+export function rateLimited(operation: OperationClass, limit: RateLimit, retryAfterMs: number): ProtocolError {
+  const data: RateLimitedData = {
+    operation,
+    retryAfterMs,
+    limit: limit.points,
+    windowSeconds: limit.durationSec,
+  };
+  return new ProtocolError(
+    ErrorCode.RateLimited,
+    `Rate limit exceeded: at most ${limit.points} ${operation} operations per ${limit.durationSec} s for each ` +
+      `principal. Retry after ${Math.ceil(retryAfterMs / 1000)} s.`,
+    data,
+  );
+}
+
+/** The retry hint of a rate-limit error, in ms, or undefined for any other error. */
+export function retryAfterMsOf(error: unknown): number | undefined {
+  if (!(error instanceof ProtocolError) || error.code !== ErrorCode.RateLimited) return undefined;
+  const hint = (error.data as Partial<RateLimitedData> | undefined)?.retryAfterMs;
+  return typeof hint === 'number' ? hint : undefined;
+}
+
+/**
+ * Per-principal rate limits by operation class (SEC-3): one fixed-window counter per class and owner in
+ * Redis (rate-limiter-flexible's atomic INCR script on the gateway's connection), so every gateway of a
+ * deployment counts against the same budget. Owners appear in keys only as digests.
+ */
+export class RateLimits {
+  readonly #limiters = new Map<OperationClass, { limiter: RateLimiterRedis; limit: RateLimit }>();
+  readonly #metrics: GatewayMetrics;
+
+  constructor(redis: Redis, keys: Keys, options: ResolvedGatewayOptions, metrics: GatewayMetrics) {
+    this.#metrics = metrics;
+    for (const [operation, limit] of Object.entries(options.rateLimits) as [OperationClass, RateLimit | undefined][]) {
+      if (limit === undefined) continue;
+      const limiter = new RateLimiterRedis({
+        storeClient: redis,
+        keyPrefix: keys.rateLimit(operation),
+        points: limit.points,
+        duration: limit.durationSec,
+      });
+      this.#limiters.set(operation, { limiter, limit });
+    }
+  }
+
+  /**
+   * Spends one operation of `owner`'s budget, or throws -32029 with `data.retryAfterMs`. When Redis fails
+   * the request passes (it will most likely fail on its own; a limiter must not turn an outage into refusals).
+   */
+  async consume(operation: OperationClass, owner: string, logger: Logger): Promise<void> {
+    const entry = this.#limiters.get(operation);
+    if (entry === undefined) return;
+    try {
+      await entry.limiter.consume(Keys.ownerId(owner));
+    } catch (error) {
+      if (!(error instanceof RateLimiterRes)) {
+        logger.warn({ operation, err: errorMessage(error) }, 'rate limiter unavailable; request let through');
+        return;
+      }
+      this.#metrics.rateLimited(operation);
+      logger.warn(
+        { audit: 'rate_limited', operation, owner: Keys.ownerId(owner), retryAfterMs: error.msBeforeNext },
+        'rate limit exceeded',
+      );
+      throw rateLimited(operation, entry.limit, Math.max(1, error.msBeforeNext));
+    }
+  }
+}

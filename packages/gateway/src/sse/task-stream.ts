@@ -1,0 +1,134 @@
+import type { ServerResponse } from 'node:http';
+import { errorMessage as describe, Keys, type SessionRecord, taskExpired } from '@taskgate/core';
+import { type RequestId, toJsonRpcError } from '@taskgate/protocol';
+import { errorMessage, resultMessage, type SessionContext } from '../rpc/context.js';
+import { cancelUnlessResumed, directCallOutcome } from '../rpc/direct-call.js';
+import { auditRetrieval, terminalOutcome } from '../rpc/tasks-result.js';
+import type { OutboxRendering } from '../tasks/outbox-messages.js';
+import type { WatchOutcome } from '../tasks/task-watcher.js';
+import { carryOutbox } from './carry-outbox.js';
+import { openLoggedStream, streamLeaseMs } from './connect-stream.js';
+import { type LoggedStream, newStreamIds } from './logged-stream.js';
+
+/** The request a task stream answers: `tasks/result` of a task, or a direct (non-task) `tools/call`. */
+export interface TaskStreamTarget {
+  readonly kind: 'result' | 'direct';
+  readonly taskId: string;
+  readonly rpcId: RequestId;
+}
+
+/** Whether the client understands priming events (empty data): protocol 2025-11-25 and later, as in the SDK. */
+export function understandsPriming(session: SessionRecord): boolean {
+  return session.protocolVersion >= '2025-11-25';
+}
+
+/**
+ * Answers a POST with a new resumable SSE stream for `target`: logged in Redis, primed with an event id
+ * and the `retry` field (transport spec), then run until the response is out or the client goes away.
+ */
+export async function openTaskStream(
+  ctx: SessionContext,
+  res: ServerResponse,
+  target: TaskStreamTarget,
+): Promise<void> {
+  const { services } = ctx;
+  const ids = newStreamIds();
+  const state = {
+    streamId: ids.streamId,
+    kind: target.kind,
+    session: Keys.digest(ctx.session.sessionId),
+    taskId: target.taskId,
+    rpcId: target.rpcId,
+  };
+  await services.events.create(state, ids.connectionId, streamLeaseMs(services));
+  const stream = await openLoggedStream(services, res, ids, target.kind, ctx.logger, understandsPriming(ctx.session));
+  await runTaskStream(ctx, stream, target);
+}
+
+/**
+ * Runs a tasks/result or direct-call stream on this connection, fresh or resumed: carries the task's outbox
+ * while it holds the task's carrier lease (messages with the original progressToken, PRG-1, and for tasks
+ * the related-task `_meta`, INP-2), waits for the task to be terminal (RES-2), then logs and writes the
+ * response and marks the stream done. A client that goes away leaves a task running (RES-5); a direct call
+ * is cancelled unless its stream is resumed, on any pod, within the grace period.
+ */
+export async function runTaskStream(
+  ctx: SessionContext,
+  stream: LoggedStream,
+  target: TaskStreamTarget,
+): Promise<void> {
+  const { services } = ctx;
+  const logger = ctx.logger.child({ taskId: target.taskId, stream: stream.streamId });
+  try {
+    const record = await services.tasks.read(target.taskId);
+    const rendering = async (): Promise<OutboxRendering> => {
+      const logLevel = await services.sessions.logLevel(ctx.session.sessionId);
+      return {
+        ...(record?.progressToken !== undefined && { progressToken: record.progressToken }),
+        ...(logLevel !== undefined && { logLevel }),
+        ...(target.kind === 'result' && { relatedTaskId: target.taskId }),
+      };
+    };
+    const carrier =
+      record === undefined ? undefined : await carryOutbox(ctx, stream, record, rendering, target.kind === 'result');
+    const waited = await services.watcher.untilTerminal(target.taskId, {
+      signal: stream.signal,
+      pollMs: services.pollMs,
+    });
+    if (waited.kind === 'aborted') {
+      if (target.kind === 'direct' && record !== undefined && !stream.sse.endedByServer) {
+        cancelUnlessResumed(services, record, stream.streamId, logger);
+      }
+      return;
+    }
+    await carrier?.drain();
+    await (target.kind === 'result'
+      ? finishResult(ctx, stream, target, waited)
+      : finishDirect(ctx, stream, target, waited));
+  } catch (error) {
+    logger.error({ err: describe(error) }, 'task stream failed');
+    await stream.emit(errorMessage(target.rpcId, toJsonRpcError(error)), { done: '1' }).catch(() => false);
+  } finally {
+    stream.end();
+  }
+}
+
+/** tasks/result: the exact stored outcome with the related-task `_meta` (RES-1, RES-3), or its error. */
+async function finishResult(
+  ctx: SessionContext,
+  stream: LoggedStream,
+  target: TaskStreamTarget,
+  waited: Exclude<WatchOutcome, { kind: 'aborted' }>,
+): Promise<void> {
+  let message: Record<string, unknown>;
+  try {
+    if (waited.kind === 'gone') throw taskExpired();
+    const { task, outcome } = await ctx.services.tasks.outcome(ctx.owner, target.taskId);
+    auditRetrieval(ctx.logger, task);
+    message = resultMessage(target.rpcId, terminalOutcome(task, outcome));
+  } catch (error) {
+    message = errorMessage(target.rpcId, toJsonRpcError(error));
+  }
+  await stream.emit(message, { done: '1' });
+}
+
+/** A direct call: its result or error; nothing when the client cancelled it (notifications/cancelled). */
+async function finishDirect(
+  ctx: SessionContext,
+  stream: LoggedStream,
+  target: TaskStreamTarget,
+  waited: Exclude<WatchOutcome, { kind: 'aborted' }>,
+): Promise<void> {
+  const { services } = ctx;
+  const callKey = services.keys.clientCall(ctx.session.sessionId, target.rpcId);
+  // notifications/cancelled removes the call's key: a cancelled request gets no response.
+  const byClient =
+    waited.kind === 'terminal' && waited.task.status === 'cancelled' && (await services.redis.exists(callKey)) === 0;
+  if (byClient) {
+    await stream.setState({ done: '1' });
+  } else {
+    const task = waited.kind === 'terminal' ? waited.task : undefined;
+    await stream.emit(await directCallOutcome(ctx, target.rpcId, target.taskId, task), { done: '1' });
+  }
+  await services.redis.del(callKey).catch(() => 0);
+}

@@ -1,0 +1,113 @@
+import { useRedis } from '@taskgate/test-harness';
+import { describe, expect, it } from 'vitest';
+import { postHeaders, raw, rawCall, rawInitialize, sleepMs, useStacks, waitFor } from './support/stack.js';
+
+/** The `id:` lines of an SSE body, in order. */
+const eventIds = (text: string): string[] =>
+  text.split('\n').flatMap((line) => (line.startsWith('id: ') ? [line.slice(4)] : []));
+
+const getHeaders = (sessionId: string, lastEventId?: string): Record<string, string> => ({
+  Accept: 'text/event-stream',
+  'Mcp-Session-Id': sessionId,
+  'MCP-Protocol-Version': '2025-11-25',
+  ...(lastEventId !== undefined && { 'Last-Event-ID': lastEventId }),
+});
+
+describe('resumable SSE streams', () => {
+  const redis = useRedis();
+  const start = useStacks(redis);
+
+  it('replays the rest of a finished stream once, then answers 204: nothing left', async () => {
+    const stack = await start();
+    const sessionId = await rawInitialize(stack.url);
+    const call = await rawCall(stack.url, sessionId, 'tools/call', {
+      name: 'chatty',
+      arguments: { steps: 2 },
+      _meta: { progressToken: 'tok' },
+    });
+    const ids = eventIds(call.text);
+    // Priming event, 2 × (progress, log), the response.
+    expect(ids).toHaveLength(6);
+    const replay = await raw(stack.url, { method: 'GET', headers: getHeaders(sessionId, ids[3]) });
+    expect(replay.status).toBe(200);
+    expect(eventIds(replay.text)).toEqual(ids.slice(4));
+    expect(replay.events()).toEqual(call.events().slice(3));
+    const done = await raw(stack.url, { method: 'GET', headers: getHeaders(sessionId, ids[5]) });
+    expect(done.status).toBe(204);
+  });
+
+  it('refuses a malformed Last-Event-ID with 400, and opens a fresh GET stream for another session’s event id', async () => {
+    const stack = await start({ tools: false });
+    const mine = await rawInitialize(stack.url);
+    const other = await rawInitialize(stack.url);
+    const bad = await raw(stack.url, { method: 'GET', headers: getHeaders(mine, 'not-an-event-id') });
+    expect(bad.status).toBe(400);
+    expect((bad.json() as { error: { message: string } }).error.message).toMatch(/^Bad Request: Last-Event-ID/);
+
+    const controller = new AbortController();
+    const theirs = await fetch(stack.url, { headers: getHeaders(other), signal: controller.signal });
+    const reader = theirs.body?.getReader();
+    const first = new TextDecoder().decode((await reader?.read())?.value);
+    const theirId = eventIds(first)[0] as string;
+    controller.abort();
+    // Their stream's id from my session: not theirs to resume, so my own session stream opens afresh.
+    const fresh = new AbortController();
+    const mineStream = await fetch(stack.url, { headers: getHeaders(mine, theirId), signal: fresh.signal });
+    expect(mineStream.status).toBe(200);
+    const text = new TextDecoder().decode((await mineStream.body?.getReader().read())?.value);
+    const [ownId] = eventIds(text);
+    expect(ownId?.slice(0, 22)).not.toBe(theirId.slice(0, 22));
+    fresh.abort();
+  });
+
+  it('keeps an idle stream alive with comment heartbeats, and refreshes its connection lease', async () => {
+    const stack = await start({ tools: false, gateway: { sseHeartbeatMs: 100 } });
+    const sessionId = await rawInitialize(stack.url);
+    const controller = new AbortController();
+    const response = await fetch(stack.url, { headers: getHeaders(sessionId), signal: controller.signal });
+    const reader = response.body?.getReader();
+    let text = '';
+    while (!text.includes(': keep-alive\n\n')) text += new TextDecoder().decode((await reader?.read())?.value);
+    const streamId = eventIds(text)[0]?.slice(0, 22) as string;
+    await sleepMs(400);
+    // The lease (3 heartbeats = 300 ms) outlived 400 ms: the heartbeats refreshed it.
+    expect(await stack.redis.exists(stack.keys.sseConnection(streamId))).toBe(1);
+    controller.abort();
+    await waitFor(async () => (await stack.redis.exists(stack.keys.sseConnection(streamId))) === 0, 'the release');
+    expect(await stack.redis.exists(stack.keys.sessionStream(sessionId))).toBe(0);
+  });
+
+  it('answers a client that resumes a direct call after the grace period with the cancellation', async () => {
+    const stack = await start({ gateway: { directCallCancelGraceMs: 100 } });
+    const sessionId = await rawInitialize(stack.url);
+    const controller = new AbortController();
+    const response = await fetch(stack.url, {
+      method: 'POST',
+      headers: postHeaders(sessionId),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'c',
+        method: 'tools/call',
+        params: { name: 'sleep', arguments: { ms: 20_000 } },
+      }),
+      signal: controller.signal,
+    });
+    const text = new TextDecoder().decode((await response.body?.getReader().read())?.value);
+    const [priming] = eventIds(text);
+    await waitFor(() => stack.worker?.active === 1, 'the call to start');
+    controller.abort();
+    await waitFor(() => stack.worker?.active === 0, 'the call to be cancelled', 3000);
+    const late = await raw(stack.url, { method: 'GET', headers: getHeaders(sessionId, priming) });
+    expect(late.events()).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 'c',
+        error: {
+          code: -32603,
+          message:
+            'The call was cancelled: The client closed the stream of this call and did not resume it within 100 ms',
+        },
+      },
+    ]);
+  });
+});
