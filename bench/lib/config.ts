@@ -1,0 +1,102 @@
+import { parseArgs } from 'node:util';
+
+/** One closed-loop load level of workload b. */
+export interface LoadLevel {
+  readonly inFlight: number;
+  /** Tasks in all; a run stops early after `maxMs`. */
+  readonly total: number;
+  readonly maxMs: number;
+}
+
+/** Workload ids, as the issue names them. */
+export type WorkloadId = 'a' | 'b' | 'c' | 'd' | 'e';
+export const WORKLOADS: readonly WorkloadId[] = ['a', 'b', 'c', 'd', 'e'];
+
+/** Everything a bench run is told. */
+export interface BenchConfig {
+  readonly quick: boolean;
+  /** taskgate gateway processes (more than one: the harness's round-robin proxy spreads the requests). */
+  readonly gateways: number;
+  /** taskgate worker processes. */
+  readonly workers: number;
+  /** Jobs one worker process runs at once, taskgate and raw BullMQ alike. */
+  readonly concurrency: number;
+  /** In-flight requests per MCP client (session); more in flight open more sessions. */
+  readonly perSession: number;
+  readonly warmup: number;
+  readonly latency: LoadLevel;
+  readonly loads: readonly LoadLevel[];
+  readonly waiters: number;
+  readonly listSizes: readonly number[];
+  readonly listSamples: number;
+  readonly costTasks: number;
+  readonly only: ReadonlySet<WorkloadId>;
+  /** Where the JSON result goes. */
+  readonly outDir: string;
+}
+
+export const USAGE = `usage: bash scripts/bench [--quick] [--gateways N] [--workers N] [--concurrency N]
+                         [--waiters N] [--list-sizes 1000,100000,1000000] [--only a,b,c,d,e] [--out DIR]
+
+  --quick        small counts (CI): checks only that every figure is produced and sane
+  --gateways N   taskgate gateway processes (default 1; more go behind a round-robin proxy)
+  --workers N    taskgate worker processes (default 1)
+  --concurrency  jobs per worker process, taskgate and raw BullMQ alike (default 50)
+  --only         run only these workloads (a latency, b throughput, c waiters, d tasks/list, e Redis cost)`;
+
+const positiveInt = (name: string, raw: string | undefined, fallback: number): number => {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer, got '${raw}'`);
+  return value;
+};
+
+/** Parses the command line into a config; throws with a message on bad input. */
+export function parseConfig(argv: readonly string[], rootDir: string): BenchConfig {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      quick: { type: 'boolean', default: false },
+      gateways: { type: 'string' },
+      workers: { type: 'string' },
+      concurrency: { type: 'string' },
+      waiters: { type: 'string' },
+      'list-sizes': { type: 'string' },
+      only: { type: 'string' },
+      out: { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) throw new Error(USAGE);
+  const quick = values.quick === true;
+  const only = new Set((values.only ?? WORKLOADS.join(',')).split(',').map((id) => id.trim()));
+  for (const id of only) if (!WORKLOADS.includes(id as WorkloadId)) throw new Error(`--only: unknown workload '${id}'`);
+  const listSizes = (values['list-sizes'] ?? (quick ? '1000,10000' : '1000,100000,1000000'))
+    .split(',')
+    .map((size) => positiveInt('list-sizes', size, 0));
+  return {
+    quick,
+    gateways: positiveInt('gateways', values.gateways, 1),
+    workers: positiveInt('workers', values.workers, 1),
+    concurrency: positiveInt('concurrency', values.concurrency, 50),
+    perSession: 25,
+    warmup: quick ? 20 : 100,
+    latency: quick ? { inFlight: 1, total: 50, maxMs: 10_000 } : { inFlight: 1, total: 1000, maxMs: 45_000 },
+    loads: quick
+      ? [
+          { inFlight: 50, total: 200, maxMs: 15_000 },
+          { inFlight: 200, total: 400, maxMs: 15_000 },
+        ]
+      : [
+          { inFlight: 50, total: 6000, maxMs: 30_000 },
+          { inFlight: 200, total: 12_000, maxMs: 30_000 },
+        ],
+    waiters: positiveInt('waiters', values.waiters, quick ? 500 : 10_000),
+    listSizes,
+    listSamples: quick ? 20 : 100,
+    costTasks: quick ? 200 : 2000,
+    only: only as ReadonlySet<WorkloadId>,
+    outDir: values.out ?? `${rootDir}bench/results`,
+  };
+}

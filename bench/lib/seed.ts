@@ -1,0 +1,49 @@
+import { Keys, TaskStore } from '@taskgate/core';
+import { Redis } from 'ioredis';
+
+/** Promises in flight while seeding: ioredis pipelines them (auto-pipelining) into large batches. */
+const WINDOW = 4000;
+
+export interface SeedOptions {
+  /** The owner the tasks belong to: with auth off, a session id. */
+  readonly owner: string;
+  readonly count: number;
+  /** Keep and return the new task ids. */
+  readonly collectIds?: boolean;
+}
+
+/**
+ * Creates tasks straight in Redis through core's TaskStore — the same createTask Lua script the gateway
+ * runs, so the records and indexes are exactly what real tasks leave — without a job (they stay `working`).
+ * Auto-pipelining on a dedicated connection batches thousands of scripts per round trip. The per-owner
+ * active-task limit is off for seeding only. The tasks name no session: a session's tasks report every change
+ * to its GET stream, and seeding would then measure a million status notifications instead of the store.
+ */
+export async function seedTasks(url: string, prefix: string, options: SeedOptions): Promise<string[]> {
+  const redis = new Redis(url, { enableAutoPipelining: true, maxRetriesPerRequest: null });
+  const store = new TaskStore({
+    redis,
+    keys: new Keys(prefix),
+    cursorSecret: 'bench-seeding-cursor-secret',
+    limits: { maxActivePerOwner: 0 },
+  });
+  const ids: string[] = [];
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < options.count) {
+      next++;
+      const task = await store.create({
+        owner: options.owner,
+        kind: 'task',
+        tool: 'noop',
+      });
+      if (options.collectIds === true) ids.push(task.taskId);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(WINDOW, options.count) }, lane));
+  } finally {
+    await redis.quit().catch(() => redis.disconnect());
+  }
+  return ids;
+}

@@ -1,0 +1,185 @@
+/**
+ * taskgate's benchmark, side by side with raw BullMQ (the floor) and the MCP TypeScript SDK's in-memory task
+ * server (the anchor). Entry point of `bash scripts/bench [--quick] …` (see bench/lib/config.ts for flags).
+ *
+ * Starts private redis-servers, taskgate gateway and worker processes, the anchor process and a raw BullMQ
+ * worker process; drives workloads a–e; prints one Markdown table with absolute figures, ratios and each
+ * target's verdict; writes everything as JSON under bench/results/. Exits non-zero when a figure is missing
+ * or not sane (a missed target is reported, not an error). Every process it started is stopped by pid.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type BenchConfig, parseConfig, USAGE } from './lib/config.js';
+import { ProcessSet } from './lib/processes.js';
+import { info } from './lib/redis-stats.js';
+import { type BenchResults, buildRows, renderTable, sanityProblems } from './lib/report.js';
+import { startAnchor } from './systems/anchor.js';
+import { startBullmq } from './systems/bullmq.js';
+import type { Subject } from './systems/mcp-subject.js';
+import { startTaskgate } from './systems/taskgate.js';
+import { runLatency, runThroughput } from './workloads/latency.js';
+import { runListPages } from './workloads/list-pages.js';
+import { runRedisCost } from './workloads/redis-cost.js';
+import { runSseFloor, runWaiters } from './workloads/waiters.js';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+const say = (text: string): void => void process.stderr.write(`${text}\n`);
+
+function versionOf(pkg: string): string {
+  const json = JSON.parse(readFileSync(join(root, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string };
+  return json.version;
+}
+
+async function runAll(config: BenchConfig, processes: ProcessSet): Promise<{ results: BenchResults; redis: string }> {
+  const needsFloor = config.only.has('a') || config.only.has('b') || config.only.has('e');
+  const needsAnchor = config.only.has('a') || config.only.has('b');
+  say(
+    `starting: taskgate (${config.gateways} gateway, ${config.workers} worker process(es))${needsFloor ? ', raw BullMQ' : ''}${needsAnchor ? ', anchor' : ''}`,
+  );
+  const [taskgate, bullmq, anchor] = await Promise.all([
+    startTaskgate(config, processes, root),
+    needsFloor ? startBullmq(config, processes, root) : Promise.resolve(undefined),
+    needsAnchor ? startAnchor(processes, root) : Promise.resolve(undefined),
+  ]);
+  const redis = (await info(taskgate.redis, 'server')).redis_version ?? 'unknown';
+  const subjects: Subject[] = [taskgate.subject];
+  if (bullmq !== undefined) subjects.push(bullmq.subject);
+  if (anchor !== undefined) subjects.push(anchor.subject);
+  const results: BenchResults = {};
+
+  if (config.only.has('a')) {
+    say('a. create → result latency, 1 in flight');
+    const { latency, floor } = await runLatency(subjects, config);
+    results.a = latency;
+    results.aFloor = floor;
+  }
+  if (config.only.has('b')) {
+    say('b. throughput and latency, many in flight');
+    results.b = await runThroughput(subjects, config);
+  }
+  await anchor?.process.stop();
+  if (config.only.has('e') && bullmq !== undefined) {
+    say(`e. Redis cost per task (${config.costTasks} tasks at 50 in flight)`);
+    const tg = await runRedisCost(taskgate.subject, taskgate.redis, config.costTasks);
+    const bq = await runRedisCost(bullmq.subject, bullmq.redis, config.costTasks);
+    results.e = { taskgate: tg, bullmq: bq };
+    for (const [name, cost] of Object.entries(results.e)) {
+      say(
+        `  ${name}: ${cost.commandsPerTask.toFixed(1)} commands/task (${cost.topLevelPerTask.toFixed(1)} sent, ${cost.luaPerTask.toFixed(1)} in Lua)`,
+      );
+      say(`    sent: ${cost.topLevelBreakdown}`);
+      say(`    Lua:  ${cost.luaBreakdown}`);
+    }
+  }
+  await bullmq?.worker.stop();
+  await taskgate.subject.close();
+  if (config.only.has('c')) {
+    say(`c. ${config.waiters} blocked tasks/result waiters on one gateway`);
+    const waited = await runWaiters(taskgate, config.waiters);
+    const c = { ...waited, floorRssGrowthMb: await runSseFloor(processes, root, config.waiters) };
+    results.c = c;
+    say(
+      `  RSS ${c.rssBeforeMb.toFixed(1)} → ${c.rssAfterMb.toFixed(1)} MB (${c.perWaiterKb.toFixed(2)} KB/waiter), ${c.redisConnections} Redis connections, ${c.subscriptions} channels; opened in ${c.openMs.toFixed(0)} ms; idle: gateway at ${(c.idleCpuShare * 100).toFixed(0)} % of a core, ${c.idleCommandsPerSecond.toFixed(0)} Redis commands/s; all woken in ${c.wakeAllMs.toFixed(0)} ms (${c.delivered} results)\n  set-up: ${c.commandsPerWaiter.toFixed(1)} Redis commands per waiter: ${c.setupBreakdown}\n  floor: express alone holding as many SSE requests grew ${c.floorRssGrowthMb.toFixed(1)} MB`,
+    );
+  }
+  if (config.only.has('d')) {
+    say(`d. tasks/list pages with ${config.listSizes.join(', ')} tasks for one owner`);
+    results.d = await runListPages(taskgate, config.listSizes, config.listSamples);
+  }
+  return { results, redis };
+}
+
+// undici's fetch (under the SDK client) removes its abort listener from the transport's shared signal only
+// when a request is garbage-collected, so a long run trips Node's listener-leak warning. It is noise here.
+process.removeAllListeners('warning');
+process.on('warning', (warning) => {
+  if (warning.name !== 'MaxListenersExceededWarning') say(`${warning.name}: ${warning.message}`);
+});
+
+async function main(): Promise<number> {
+  let config: BenchConfig;
+  try {
+    config = parseConfig(process.argv.slice(2), root);
+  } catch (error) {
+    const asked = (error as Error).message === USAGE;
+    say(asked ? USAGE : `bench: ${(error as Error).message}\n\n${USAGE}`);
+    return asked ? 0 : 2;
+  }
+  const logDir = mkdtempSync(join(tmpdir(), 'taskgate-bench-'));
+  const processes = new ProcessSet(logDir);
+  const interrupted = (signal: NodeJS.Signals): void => {
+    say(`bench: ${signal}: stopping everything it started`);
+    void processes.stopAll().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+  // A hung connection must not hang CI: past the deadline, stop everything and fail.
+  const deadlineS = config.quick ? 360 : 1800;
+  setTimeout(() => {
+    say(`bench: still running after ${deadlineS} s: giving up (logs in ${logDir})`);
+    void processes.stopAll().finally(() => process.exit(1));
+  }, deadlineS * 1000).unref();
+  const started = Date.now();
+  const loadAtStart = loadavg()[0] ?? 0;
+  let failed = true;
+  try {
+    const { results, redis } = await runAll(config, processes);
+    const rows = buildRows(results);
+    const table = renderTable(rows);
+    const cpu = cpus();
+    const machine = {
+      /** 1-minute load average at the start and the end: other work on the machine skews every figure. */
+      load: `${loadAtStart.toFixed(1)} → ${loadavg()[0]?.toFixed(1)}`,
+      cores: cpu.length,
+      cpu: cpu[0]?.model ?? 'unknown',
+      ramGb: Number((totalmem() / 1024 ** 3).toFixed(1)),
+      node: process.version,
+      redis,
+      bullmq: versionOf('bullmq'),
+      sdk: versionOf('@modelcontextprotocol/sdk'),
+    };
+    const command = `bash scripts/bench ${process.argv.slice(2).join(' ')}`.trim();
+    process.stdout.write(`\n${table}\n\n`);
+    process.stdout.write(
+      `machine: ${machine.cores} cores (${machine.cpu}), ${machine.ramGb} GB RAM, Node ${machine.node}, Redis ${machine.redis}, BullMQ ${machine.bullmq}, MCP SDK ${machine.sdk}; load average ${machine.load}\n`,
+    );
+    const verdicts = rows.filter((row) => row.verdict !== undefined);
+    for (const row of verdicts) process.stdout.write(`${row.verdict}  ${row.metric}: ${row.target}\n`);
+    const problems = sanityProblems(results, config.only);
+    const record = {
+      date: new Date().toISOString(),
+      command,
+      durationS: Math.round((Date.now() - started) / 1000),
+      machine,
+      config: { ...config, only: [...config.only] },
+      results,
+      rows,
+      problems,
+    };
+    mkdirSync(config.outDir, { recursive: true });
+    const stamp = record.date.replace(/[:.]/g, '-');
+    const suffix = config.quick ? '-quick' : '';
+    const body = `${JSON.stringify(record, null, 2)}\n`;
+    writeFileSync(join(config.outDir, `bench-${stamp}${suffix}.json`), body);
+    writeFileSync(join(config.outDir, `latest${suffix}.json`), body);
+    process.stdout.write(`results: ${join(config.outDir, `latest${suffix}.json`)} (${record.durationS} s)\n`);
+    if (problems.length > 0) {
+      say(`bench: figures missing or not sane:\n  ${problems.join('\n  ')}`);
+      return 1;
+    }
+    failed = false;
+    return 0;
+  } catch (error) {
+    say(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    return 1;
+  } finally {
+    await processes.stopAll();
+    if (failed) say(`bench: process logs kept in ${logDir}`);
+    else rmSync(logDir, { recursive: true, force: true });
+  }
+}
+
+// Everything started was stopped; leftover keep-alive sockets must not hold the process open.
+process.exit(await main());

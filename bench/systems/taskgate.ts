@@ -1,0 +1,84 @@
+import { randomBytes } from 'node:crypto';
+import { freePort, Keys, type RedisServer, startRedisServer } from '@taskgate/core';
+import { startRoundRobinProxy } from '@taskgate/test-harness';
+import { Redis } from 'ioredis';
+import type { BenchConfig } from '../lib/config.js';
+import { answers200, type BenchProcess, type ProcessSet, waitForLog, waitUntil } from '../lib/processes.js';
+import { McpSubject } from './mcp-subject.js';
+
+/** A running taskgate: its private Redis, gateway and worker processes, and the MCP endpoint to drive. */
+export interface TaskgateSystem {
+  readonly redisServer: RedisServer;
+  /** An admin connection (INFO, CLIENT LIST, seeding). */
+  readonly redis: Redis;
+  readonly keys: Keys;
+  readonly cursorSecret: string;
+  readonly gateways: readonly BenchProcess[];
+  /** Each gateway's own MCP endpoint. */
+  readonly gatewayUrls: readonly string[];
+  readonly workers: readonly BenchProcess[];
+  /** Where clients go: the one gateway, or the round-robin proxy in front of several. */
+  readonly url: string;
+  readonly subject: McpSubject;
+}
+
+/**
+ * Starts taskgate as separate processes, from sources: gateways and workers (bench/fixtures/*-main.ts, the
+ * library entry points `createGateway` / `createWorker` as `taskgate gateway|worker` call them) configured by
+ * environment variables and left at their defaults (log level info, pollInterval 1 s, 100 active tasks per
+ * owner), with the bench's `noop` tool.
+ */
+export async function startTaskgate(config: BenchConfig, processes: ProcessSet, root: string): Promise<TaskgateSystem> {
+  const redisServer = await startRedisServer();
+  processes.add('taskgate redis-server', () => redisServer.stop());
+  const redis = new Redis(redisServer.url, { maxRetriesPerRequest: null });
+  processes.add('taskgate admin connection', async () => void (await redis.quit().catch(() => redis.disconnect())));
+  const cursorSecret = randomBytes(24).toString('base64url');
+  const env = {
+    REDIS_URL: redisServer.url,
+    TASKGATE_KEY_PREFIX: 'tg',
+    TASKGATE_CURSOR_SECRET: cursorSecret,
+    LOG_LEVEL: 'info',
+    BENCH_CONCURRENCY: String(config.concurrency),
+  };
+  const ports = await Promise.all(Array.from({ length: config.gateways }, () => freePort()));
+  const gateways = ports.map((port, i) =>
+    processes.spawnNode(`taskgate-gateway-${i}`, `${root}bench/fixtures/gateway-main.ts`, [], {
+      ...env,
+      PORT: String(port),
+    }),
+  );
+  const workers = Array.from({ length: config.workers }, (_, i) =>
+    processes.spawnNode(`taskgate-worker-${i}`, `${root}bench/fixtures/worker-main.ts`, [], env),
+  );
+  await Promise.all([
+    ...gateways.map((proc, i) =>
+      waitUntil(`${proc.name} /readyz`, () => answers200(`http://127.0.0.1:${ports[i]}/readyz`), {
+        proc,
+        timeoutMs: 60_000,
+      }),
+    ),
+    ...workers.map((proc) => waitForLog(proc, /"msg":"worker ready"/)),
+  ]);
+  const gatewayUrls = ports.map((port) => `http://127.0.0.1:${port}/mcp`);
+  let url = gatewayUrls[0] as string;
+  if (gateways.length > 1) {
+    const proxy = await startRoundRobinProxy(ports.map((port) => `http://127.0.0.1:${port}`));
+    processes.add('round-robin proxy', () => proxy.close());
+    url = `${proxy.origin}/mcp`;
+  }
+  const pids = [...gateways, ...workers].map((proc) => proc.pid);
+  const subject = new McpSubject('taskgate', url, [...pids, redisServer.pid]);
+  processes.add('taskgate clients', () => subject.close());
+  return {
+    redisServer,
+    redis,
+    keys: new Keys('tg'),
+    cursorSecret,
+    gateways,
+    gatewayUrls,
+    workers,
+    url,
+    subject,
+  };
+}

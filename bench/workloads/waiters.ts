@@ -1,0 +1,207 @@
+import { Agent, request } from 'node:http';
+import { freePort, Keys, TaskStore } from '@taskgate/core';
+import { Redis } from 'ioredis';
+import { clientsOfProcess, cpuMs, rssBytes, waitForQuiet } from '../lib/proc-stats.js';
+import { type BenchProcess, type ProcessSet, waitForLog } from '../lib/processes.js';
+import { callsDelta, commandCalls, topCounts, total } from '../lib/redis-stats.js';
+import { seedTasks } from '../lib/seed.js';
+import { connect } from '../systems/mcp-subject.js';
+import type { TaskgateSystem } from '../systems/taskgate.js';
+
+/** c. What 10,000 (or `waiters`) blocked tasks/result requests cost one gateway process. */
+export interface WaitersResult {
+  readonly waiters: number;
+  readonly rssBeforeMb: number;
+  readonly rssAfterMb: number;
+  readonly rssGrowthMb: number;
+  readonly perWaiterKb: number;
+  /** The gateway process's Redis connections (CLIENT LIST matched by address), most seen. */
+  readonly redisConnections: number;
+  /** Channels and patterns its Redis connections were subscribed to with every waiter blocked. */
+  readonly subscriptions: number;
+  /** From the first request until every stream was open (response headers in). */
+  readonly openMs: number;
+  /** Share of a core the gateway used while every waiter was blocked and nothing happened. */
+  readonly idleCpuShare: number;
+  /** Redis commands per second the system ran meanwhile (safety re-reads, lease refreshes, heartbeats). */
+  readonly idleCommandsPerSecond: number;
+  /** From finishing every task (in Redis) until the last waiter got its result. */
+  readonly wakeAllMs: number;
+  /** Waiters that got the tool's result. */
+  readonly delivered: number;
+  /** Redis commands (commandstats, Lua-run included) per waiter while the streams were opened. */
+  readonly commandsPerWaiter: number;
+  /** The most frequent of them, per waiter. */
+  readonly setupBreakdown: string;
+  /** The floor: RSS growth of a bare express server holding as many open SSE requests (MB). */
+  readonly floorRssGrowthMb: number;
+}
+
+const MB = 1024 * 1024;
+const BATCH = 250;
+const SETTLE_MS = 2000;
+const IDLE_WINDOW_MS = 5000;
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Waiter {
+  /** Resolves when the response headers arrived (the stream is open). */
+  readonly open: Promise<void>;
+  /** Resolves with the whole body once the response ended. */
+  readonly done: Promise<string>;
+}
+
+function openWaiter(url: string, agent: Agent, sessionId: string, taskId: string, id: number): Waiter {
+  let opened: () => void = () => {};
+  let failed: (error: Error) => void = () => {};
+  const open = new Promise<void>((resolve, reject) => {
+    opened = resolve;
+    failed = reject;
+  });
+  const done = new Promise<string>((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          'MCP-Protocol-Version': '2025-11-25',
+          'Mcp-Session-Id': sessionId,
+        },
+      },
+      (res) => {
+        if (res.statusCode !== 200) failed(new Error(`tasks/result answered HTTP ${res.statusCode}`));
+        opened();
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        res.on('end', () => resolve(body));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', (error) => {
+      failed(error);
+      reject(error);
+    });
+    req.end(JSON.stringify({ jsonrpc: '2.0', id, method: 'tasks/result', params: { taskId } }));
+  });
+  done.catch(() => {});
+  return { open, done };
+}
+
+/**
+ * Seeds `count` tasks that never finish by themselves, opens one blocked `tasks/result` per task on gateway 0
+ * (raw HTTP, one connection each, as 10,000 separate clients would), and measures that gateway's RSS and Redis
+ * connections with all of them waiting. Then finishes every task in Redis and times until each waiter got
+ * its result, which proves they were really waiting.
+ */
+export async function runWaiters(system: TaskgateSystem, count: number): Promise<WaitersResult> {
+  const gateway = system.gateways[0] as BenchProcess;
+  const url = system.gatewayUrls[0] as string;
+  const { client, sessionId } = await connect(url);
+  const agent = new Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY });
+  try {
+    const ids = await seedTasks(system.redisServer.url, system.keys.prefix, {
+      owner: sessionId,
+      count,
+      collectIds: true,
+    });
+    const connectionsOf = async (): Promise<{ count: number; subs: number }> => {
+      const clients = await clientsOfProcess(system.redis, gateway.pid, system.redisServer.port);
+      const subs = clients.reduce((sum, c) => sum + Number(c.sub ?? 0) + Number(c.psub ?? 0), 0);
+      return { count: clients.length, subs };
+    };
+    await waitForQuiet(gateway.pid);
+    const before = { rss: rssBytes(gateway.pid), connections: await connectionsOf() };
+
+    const calls0 = await commandCalls(system.redis);
+    const started = performance.now();
+    const waiters: Waiter[] = [];
+    for (let i = 0; i < ids.length; i += BATCH) {
+      const batch = ids.slice(i, i + BATCH).map((taskId, j) => openWaiter(url, agent, sessionId, taskId, i + j));
+      waiters.push(...batch);
+      await Promise.all(batch.map((waiter) => waiter.open));
+    }
+    const openMs = performance.now() - started;
+    const during = await connectionsOf();
+    const setup = callsDelta(calls0, await commandCalls(system.redis));
+    // Let the last waits finish setting up, then measure what idle waiters cost: memory, CPU, Redis traffic.
+    await sleep(SETTLE_MS);
+    const rssAfter = rssBytes(gateway.pid);
+    const idleCalls0 = await commandCalls(system.redis);
+    const idleCpu0 = cpuMs(gateway.pid);
+    const idleStart = performance.now();
+    await sleep(IDLE_WINDOW_MS);
+    const idleMs = performance.now() - idleStart;
+    const idleCpuShare = (cpuMs(gateway.pid) - idleCpu0) / idleMs;
+    const idleCommandsPerSecond = (total(callsDelta(idleCalls0, await commandCalls(system.redis))) / idleMs) * 1000;
+    const atRest = await connectionsOf();
+
+    const ownerId = Keys.ownerId(sessionId);
+    const woken = performance.now();
+    const outcome = { result: { content: [{ type: 'text', text: 'ok' }] } };
+    const finisher = new Redis(system.redisServer.url, { enableAutoPipelining: true });
+    const finishing = new TaskStore({ redis: finisher, keys: system.keys, cursorSecret: system.cursorSecret });
+    try {
+      await Promise.all(ids.map((taskId) => finishing.finish({ taskId, ownerId }, outcome)));
+    } finally {
+      await finisher.quit().catch(() => finisher.disconnect());
+    }
+    const bodies = await Promise.all(waiters.map((waiter) => waiter.done.catch(() => '')));
+    const wakeAllMs = performance.now() - woken;
+    const delivered = bodies.filter((body) => body.includes('"text":"ok"')).length;
+    return {
+      waiters: count,
+      rssBeforeMb: before.rss / MB,
+      rssAfterMb: rssAfter / MB,
+      rssGrowthMb: (rssAfter - before.rss) / MB,
+      perWaiterKb: (rssAfter - before.rss) / 1024 / count,
+      redisConnections: Math.max(before.connections.count, during.count, atRest.count),
+      subscriptions: Math.max(during.subs, atRest.subs),
+      openMs,
+      wakeAllMs,
+      delivered,
+      idleCpuShare,
+      idleCommandsPerSecond,
+      commandsPerWaiter: total(setup) / count,
+      setupBreakdown: topCounts(setup, 10, count),
+      floorRssGrowthMb: Number.NaN,
+    };
+  } finally {
+    agent.destroy();
+    await client.close().catch(() => {});
+  }
+}
+
+/**
+ * The floor under c: RSS growth of bench/fixtures/sse-floor-server.ts (express, nothing else) holding `count`
+ * open SSE responses, opened the same way (one connection each).
+ */
+export async function runSseFloor(processes: ProcessSet, root: string, count: number): Promise<number> {
+  const port = await freePort();
+  const proc = processes.spawnNode('sse-floor', `${root}bench/fixtures/sse-floor-server.ts`, [], {
+    PORT: String(port),
+  });
+  await waitForLog(proc, /floor listening/);
+  const url = `http://127.0.0.1:${port}/mcp`;
+  const agent = new Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY });
+  try {
+    for (let i = 0; i < 50; i++) await openWaiter(url, agent, 'warm-up', 'warm-up', i).open;
+    await waitForQuiet(proc.pid);
+    const before = rssBytes(proc.pid);
+    for (let i = 0; i < count; i += BATCH) {
+      const batch = Array.from({ length: Math.min(BATCH, count - i) }, (_, j) =>
+        openWaiter(url, agent, 'floor', 'floor', i + j),
+      );
+      await Promise.all(batch.map((waiter) => waiter.open));
+    }
+    await waitForQuiet(proc.pid);
+    return (rssBytes(proc.pid) - before) / MB;
+  } finally {
+    agent.destroy();
+    await proc.stop();
+  }
+}
