@@ -64,5 +64,5 @@ if ARGV[8] == '1' then index(KEYS[2]) end
 index(KEYS[3])
 
 local snapshot = taskSnapshot(KEYS[1], ARGV[1])
-publishSnapshot(KEYS[1], ARGV[6], snapshot)
+publishSnapshot(KEYS[1], ARGV[6], snapshot, true)
 return { OK, snapshot }
