@@ -192,13 +192,24 @@ describe('resources, prompts and completions served by workers', () => {
       await sleepMs(50);
       return updated.includes('test://notes');
     }, 'an update of a subscribed resource');
-    await worker.resourceUpdated('test://pixel'); // not subscribed
-    expect(await client.unsubscribeResource({ uri: 'test://notes' })).toEqual({});
+    // One stream carries updates in order: once this one arrives, no earlier announcement is still in flight.
     updated.length = 0;
-    await worker.resourceUpdated('test://notes');
+    await worker.resourceUpdated('test://pixel'); // not subscribed
     await worker.resourceUpdated('test://items/7');
     await waitFor(() => updated.includes('test://items/7'), 'the update of the template resource');
     expect(updated).toEqual(['test://items/7']);
+    expect(await client.unsubscribeResource({ uri: 'test://notes' })).toEqual({});
+    // The GET stream learns of the unsubscribe through Redis a moment after the response: rounds of
+    // (notes, items/7) until a round carries items/7 alone; then notes stays silent.
+    const round = async (): Promise<string[]> => {
+      updated.length = 0;
+      await worker.resourceUpdated('test://notes');
+      await worker.resourceUpdated('test://items/7');
+      await waitFor(() => updated.includes('test://items/7'), 'the update of the template resource');
+      return [...updated];
+    };
+    await waitFor(async () => (await round()).length === 1, 'the unsubscribe taking effect');
+    expect(await round()).toEqual(['test://items/7']);
   });
 
   it('refuses to subscribe to a URI no worker serves (-32002)', async () => {
