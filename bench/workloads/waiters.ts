@@ -40,7 +40,9 @@ export interface WaitersResult {
 const MB = 1024 * 1024;
 const BATCH = 250;
 const SETTLE_MS = 2000;
-const IDLE_WINDOW_MS = 5000;
+// One whole heartbeat period of the gateway (its default, 15 s): each stream's heartbeat work (lease
+// refreshes) falls into the window once, whenever the streams opened, so the idle rows are a steady state.
+const IDLE_WINDOW_MS = 15_000;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Waiter {

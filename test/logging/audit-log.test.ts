@@ -87,10 +87,10 @@ describe('logs', () => {
       expect(audit('task.lookup_failed')).toEqual([
         expect.objectContaining({ principal: 'bob', taskId: done, method: 'tasks/get' }),
       ]);
-      // Every gateway entry of a request carries its request id.
-      for (const entry of entries.filter((e) => e.name === 'taskgate-gateway' && e.audit !== undefined)) {
-        expect(entry.req).toMatch(/^[0-9a-f]{12}$/);
-      }
+      // Every gateway entry of a request carries its request id (the process's tag and a counter), each its own.
+      const audited = entries.filter((e) => e.name === 'taskgate-gateway' && e.audit !== undefined);
+      for (const entry of audited) expect(entry.req).toMatch(/^[0-9a-f]{8}-[0-9a-z]+$/);
+      expect(new Set(audited.map((e) => e.req)).size).toBeGreaterThan(5);
       const text = lines.join('');
       for (const secret of [ALICE_TOKEN, BOB_TOKEN, 'wrong-token-1e2d', ARGUMENT, transport.sessionId as string]) {
         expect(text).not.toContain(secret);

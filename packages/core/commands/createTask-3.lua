@@ -1,6 +1,7 @@
 --[[
   Creates a task in status 'working' and indexes it under its owner, unless the owner already has the
-  maximum number of non-terminal tasks. Publishes the new task on its channel (and its session's).
+  maximum number of non-terminal tasks. Nothing is published: nobody can wait for a task before it exists,
+  and the creator learns of it from the answer (a status notification is for a change of status).
 
   Input:
     KEYS[1] task hash
@@ -12,7 +13,7 @@
     ARGV[3] poll interval (ms, '' for none)
     ARGV[4] owner id (digest)
     ARGV[5] max non-terminal tasks per owner (0 = unlimited)
-    ARGV[6] channel
+    ARGV[6] channel (unused: nothing is published on creation)
     ARGV[7] JSON object of extra string fields (kind, session, notify = session channel, feed = session feed,
             tool, progressToken)
     ARGV[8] '1' to list the task under its owner, '0' to keep it out of tasks/list (direct calls)
@@ -25,31 +26,36 @@
 --- @include "includes/codes"
 --- @include "includes/now"
 --- @include "includes/snapshot"
---- @include "includes/changeTask"
+--- @include "includes/expiry"
 
 if redis.call('EXISTS', KEYS[1]) == 1 then return { ALREADY_EXISTS } end
 
 local now = nowMs()
 local limit = tonumber(ARGV[5])
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+-- Entries of tasks that expired while non-terminal are pruned when they could make the count reach the limit.
 if limit > 0 then
   local active = redis.call('ZCARD', KEYS[3])
-  if active >= limit then return { LIMIT_EXCEEDED, active } end
+  if active >= limit then
+    redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+    active = redis.call('ZCARD', KEYS[3])
+    if active >= limit then return { LIMIT_EXCEEDED, active } end
+  end
+else
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
 end
 
 local ttl = tonumber(ARGV[2])
 local expiresAt = now + ttl
-local fields = {
-  'status', 'working', 'createdAt', tostring(now), 'lastUpdatedAt', tostring(now), 'ttl', ARGV[2],
-  'expiresAt', tostring(expiresAt), 'owner', ARGV[4], 'version', '1'
+local task = {
+  status = 'working', createdAt = tostring(now), lastUpdatedAt = tostring(now), ttl = ARGV[2],
+  expiresAt = tostring(expiresAt), owner = ARGV[4], version = '1'
 }
-if ARGV[3] ~= '' then
-  fields[#fields + 1] = 'pollInterval'
-  fields[#fields + 1] = ARGV[3]
-end
-for field, value in pairs(cjson.decode(ARGV[7])) do
+if ARGV[3] ~= '' then task.pollInterval = ARGV[3] end
+for field, value in pairs(cjson.decode(ARGV[7])) do task[field] = tostring(value) end
+local fields = {}
+for field, value in pairs(task) do
   fields[#fields + 1] = field
-  fields[#fields + 1] = tostring(value)
+  fields[#fields + 1] = value
 end
 redis.call('HSET', KEYS[1], unpack(fields))
 redis.call('PEXPIREAT', KEYS[1], expiresAt)
@@ -57,12 +63,9 @@ redis.call('PEXPIREAT', KEYS[1], expiresAt)
 -- An index lives as long as its longest-lived member.
 local function index(key)
   redis.call('ZADD', key, expiresAt, ARGV[1])
-  local pttl = redis.call('PTTL', key)
-  if pttl < 0 or now + pttl < expiresAt then redis.call('PEXPIREAT', key, expiresAt) end
+  keepUntil(key, expiresAt)
 end
 if ARGV[8] == '1' then index(KEYS[2]) end
 index(KEYS[3])
 
-local snapshot = taskSnapshot(KEYS[1], ARGV[1])
-publishSnapshot(KEYS[1], ARGV[6], snapshot, true)
-return { OK, snapshot }
+return { OK, encodeSnapshot(ARGV[1], task) }

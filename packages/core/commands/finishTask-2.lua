@@ -23,12 +23,12 @@
 --- @include "includes/snapshot"
 --- @include "includes/changeTask"
 
-local status = redis.call('HGET', KEYS[1], 'status')
-if not status then return { NOT_FOUND } end
-if isTerminal(status) then return { TERMINAL, status } end
-if ARGV[3] ~= 'completed' and ARGV[3] ~= 'failed' then return { ILLEGAL_TRANSITION, status } end
+local task = loadTask(KEYS[1])
+if not task then return { NOT_FOUND } end
+if isTerminal(task.status) then return { TERMINAL, task.status } end
+if ARGV[3] ~= 'completed' and ARGV[3] ~= 'failed' then return { ILLEGAL_TRANSITION, task.status } end
 
 redis.call('ZREM', KEYS[2], ARGV[1])
 local fields = { status = ARGV[3], outcome = ARGV[4] }
 if ARGV[5] ~= '' then fields.statusMessage = ARGV[5] end
-return changeTask(KEYS[1], ARGV[1], ARGV[2], fields)
+return changeTask(KEYS[1], ARGV[1], ARGV[2], task, fields)

@@ -21,6 +21,7 @@
     ARGV[7] retention of the event log (ms)
     ARGV[8] when the relay state expires (unix ms: the task's expiry)
     ARGV[9] input request id of the entry ('' for other messages)
+    ARGV[10] the session-feed position to store with the event ('' for none: see includes/eventLog)
 
   Output:
     { 0, entryId }      relayed ('' as entryId when passed over)
@@ -49,4 +50,4 @@ redis.call('HSET', KEYS[5], 'cursor', ARGV[4])
 if ARGV[9] ~= '' and ARGV[5] ~= '' then redis.call('HSET', KEYS[5], ARGV[9], ARGV[2]) end
 redis.call('PEXPIREAT', KEYS[5], ARGV[8])
 if ARGV[5] == '' then return { OK, '' } end
-return { OK, appendEvent(KEYS[1], KEYS[3], ARGV[5], ARGV[6], ARGV[7]) }
+return { OK, appendEvent(KEYS[1], KEYS[3], ARGV[5], ARGV[6], ARGV[7], ARGV[10]) }

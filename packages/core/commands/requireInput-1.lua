@@ -19,11 +19,11 @@
 --- @include "includes/snapshot"
 --- @include "includes/changeTask"
 
-local status = redis.call('HGET', KEYS[1], 'status')
-if not status then return { NOT_FOUND } end
-if isTerminal(status) then return { TERMINAL, status } end
-if status ~= 'working' then return { ILLEGAL_TRANSITION, status } end
+local task = loadTask(KEYS[1])
+if not task then return { NOT_FOUND } end
+if isTerminal(task.status) then return { TERMINAL, task.status } end
+if task.status ~= 'working' then return { ILLEGAL_TRANSITION, task.status } end
 
 local fields = { status = 'input_required' }
 if ARGV[3] ~= '' then fields.statusMessage = ARGV[3] end
-return changeTask(KEYS[1], ARGV[1], ARGV[2], fields)
+return changeTask(KEYS[1], ARGV[1], ARGV[2], task, fields)

@@ -18,8 +18,8 @@
 --- @include "includes/snapshot"
 --- @include "includes/changeTask"
 
-local status = redis.call('HGET', KEYS[1], 'status')
-if not status then return { NOT_FOUND } end
-if isTerminal(status) then return { TERMINAL, status } end
+local task = loadTask(KEYS[1])
+if not task then return { NOT_FOUND } end
+if isTerminal(task.status) then return { TERMINAL, task.status } end
 
-return changeTask(KEYS[1], ARGV[1], ARGV[2], { statusMessage = ARGV[3] })
+return changeTask(KEYS[1], ARGV[1], ARGV[2], task, { statusMessage = ARGV[3] })

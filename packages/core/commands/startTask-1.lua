@@ -1,6 +1,7 @@
 --[[
   Marks that an attempt to execute a live task has started (a worker took its job). A task that was
-  waiting for input when its previous attempt died goes back to 'working'.
+  waiting for input when its previous attempt died goes back to 'working'; a working task only records
+  the attempt (nothing a client sees changed, so nothing is published).
 
   Input:
     KEYS[1] task hash
@@ -19,8 +20,8 @@
 --- @include "includes/snapshot"
 --- @include "includes/changeTask"
 
-local status = redis.call('HGET', KEYS[1], 'status')
-if not status then return { NOT_FOUND } end
-if isTerminal(status) then return { TERMINAL, status } end
+local task = loadTask(KEYS[1])
+if not task then return { NOT_FOUND } end
+if isTerminal(task.status) then return { TERMINAL, task.status } end
 
-return changeTask(KEYS[1], ARGV[1], ARGV[2], { status = 'working', attempt = ARGV[3] })
+return changeTask(KEYS[1], ARGV[1], ARGV[2], task, { status = 'working', attempt = ARGV[3] })

@@ -9,6 +9,11 @@ export interface CatalogOptions<E> {
   readonly keyOf: (entry: E) => string;
   /** An entry disappears from the catalog when no worker has announced it for this long (ms). */
   readonly staleAfterMs?: number;
+  /**
+   * How long `get` may answer a found entry from memory (ms; 0, the default, reads Redis every time). The
+   * owner calls `invalidate` when the kind's channel announces a change, so only liveness lags this much.
+   */
+  readonly cacheMs?: number;
 }
 
 const byKey =
@@ -30,6 +35,8 @@ export class Catalog<E> {
   readonly #redis: Redis;
   readonly #keys: Keys;
   readonly #keyOf: (entry: E) => string;
+  readonly #cacheMs: number;
+  readonly #cache = new Map<string, { readonly entry: E; readonly until: number }>();
 
   constructor(options: CatalogOptions<E>) {
     this.#redis = options.redis;
@@ -37,6 +44,12 @@ export class Catalog<E> {
     this.kind = options.kind;
     this.#keyOf = options.keyOf;
     this.staleAfterMs = options.staleAfterMs ?? 30_000;
+    this.#cacheMs = options.cacheMs ?? 0;
+  }
+
+  /** Forgets the entries `get` remembered (the kind's channel announced a change). */
+  invalidate(): void {
+    this.#cache.clear();
   }
 
   /**
@@ -75,13 +88,20 @@ export class Catalog<E> {
       .sort(byKey(this.#keyOf));
   }
 
-  /** One live entry by key. */
+  /** One live entry by key (from memory for up to `cacheMs` after it was read). */
   async get(name: string): Promise<E | undefined> {
+    const cached = this.#cache.get(name);
+    if (cached !== undefined && cached.until > Date.now()) return cached.entry;
     const [score, value] = await Promise.all([
       this.#redis.zscore(this.#keys.catalogLive(this.kind), name),
       this.#redis.hget(this.#keys.catalog(this.kind), name),
     ]);
     if (score === null || value === null || Number(score) < Date.now() - this.staleAfterMs) return undefined;
-    return JSON.parse(value) as E;
+    const entry = JSON.parse(value) as E;
+    if (this.#cacheMs > 0) {
+      if (this.#cache.size >= 10_000) this.#cache.clear();
+      this.#cache.set(name, { entry, until: Date.now() + this.#cacheMs });
+    }
+    return entry;
   }
 }

@@ -25,7 +25,12 @@ export class EventBus {
 
   /** Opens the subscriber connection as a duplicate of `redis` (same server and options). */
   constructor(redis: Redis) {
-    this.#subscriber = redis.duplicate({ autoResubscribe: true, enableOfflineQueue: true, lazyConnect: false });
+    this.#subscriber = redis.duplicate({
+      autoResubscribe: true,
+      enableOfflineQueue: true,
+      lazyConnect: false,
+      enableAutoPipelining: false,
+    });
     this.#subscriber.on('message', (channel: string, message: string) => this.#dispatch(channel, message));
     this.#subscriber.on('ready', () => this.#onReady());
     // Connection errors are retried by ioredis; waiters recover through the reconnect hooks.

@@ -6,8 +6,22 @@ import { scriptRunner } from './scripts.js';
 
 /** One SSE event as logged: its id (what `Last-Event-ID` names) and its data ('' for a priming event). */
 export interface LoggedEvent {
+  /** `<streamId>_<entryId>`: the event's id on a tasks/result or direct-call stream. */
   readonly id: string;
+  /** Its entry id in the stream's log (`<ms>-<n>`). */
+  readonly entryId: string;
   readonly data: string;
+  /** On a session's GET stream: the session-feed position the stream had processed when it wrote the event. */
+  readonly feed?: string;
+}
+
+/** What an event id names: a stream, a position in its log and, on a session's GET stream, in the session's feed. */
+export interface EventPosition {
+  readonly streamId: string;
+  /** The stream's last log entry at or before the event (`0-0` before the first). */
+  readonly entryId: string;
+  /** Session streams: the last session-feed entry the stream had processed at the event. */
+  readonly feedEntryId?: string;
 }
 
 /** What an SSE stream carries: the session's GET stream, a tasks/result response, or a direct call's response. */
@@ -25,13 +39,17 @@ export interface StreamState {
   readonly rpcId?: string | number;
   /** True once the stream's last event (the response) is logged: nothing more will follow. */
   readonly done: boolean;
-  /** The last session-feed entry a `session` stream relayed (where it started, before the first). */
+  /**
+   * A `session` stream's feed position for its `<streamId>_<entryId>` ids: the feed head it started from,
+   * which its priming event stands at (set once at creation; the stream's other events carry their feed
+   * position in their ids). Gateways before feed-positioned ids moved it with every status notification.
+   */
   readonly feedPosition?: string;
 }
 
 /** What relaying one outbox entry did. */
 export type RelayOutcome =
-  | { readonly kind: 'relayed'; readonly eventId?: string }
+  | { readonly kind: 'relayed'; readonly eventId?: string; readonly entryId?: string }
   | { readonly kind: 'fenced' | 'not_carrier' | 'stale' };
 
 /** One outbox entry to relay onto a stream (see `EventLog.relay`). */
@@ -46,6 +64,8 @@ export interface RelayInput {
   readonly expiresAt: number;
   /** The input request id when the entry is one. */
   readonly requestId?: string;
+  /** A session stream's feed position, to store with the event (see `EventLog.append`). */
+  readonly feedPosition?: string;
 }
 
 export interface EventLogOptions {
@@ -59,9 +79,17 @@ export interface EventLogOptions {
 
 /**
  * SSE event logs in Redis Streams, so a client can resume any response or GET stream on any gateway with
- * `Last-Event-ID`. An event id is `<streamId>_<entryId>`: it names its stream, so whichever pod receives
- * the resumption knows which log to replay; stream ids are random, so ids cannot be guessed. Entry ids are
- * `<ms>-<n>` with n the event's ordinal, so a resumption can tell when events it would need were trimmed.
+ * `Last-Event-ID`. An event id names its stream first, so whichever pod receives the resumption knows which
+ * log to replay; stream ids are random, so ids cannot be guessed. Entry ids are `<ms>-<n>` with n the
+ * event's ordinal, so a resumption can tell when events it would need were trimmed.
+ *
+ * - tasks/result and direct-call streams log every event: `<streamId>_<entryId>`.
+ * - a session's GET stream logs everything but its status notifications, which its session's feed holds
+ *   already: `<streamId>_<entryId>_<feedEntryId>`, where entryId is the last event the stream logged at or
+ *   before this one (`0-0` before the first) and feedEntryId the last feed entry it had processed. Logged
+ *   events store that feed position with them (field `f`), so a replay interleaves the feed's status
+ *   notifications where they went out, under the same ids. Its priming event keeps `<streamId>_<entryId>`:
+ *   its feed position is the one in the stream's state (`StreamState.feedPosition`).
  *
  * Every append is fenced by the stream's connection lease: the connection that holds it is the stream's
  * one writer, and a resumption on another pod takes the lease over, so a stale connection can write no more.
@@ -91,10 +119,17 @@ export class EventLog {
     return randomBytes(12).toString('base64url');
   }
 
-  /** Splits an event id into its stream id and entry id, or undefined when it is not one of ours. */
-  static parseEventId(eventId: string): { streamId: string; entryId: string } | undefined {
-    const match = /^([A-Za-z0-9_-]{22})_(\d{1,20}-\d{1,20})$/.exec(eventId);
-    return match === null ? undefined : { streamId: match[1] as string, entryId: match[2] as string };
+  /** An event id: `<streamId>_<entryId>`, or `<streamId>_<entryId>_<feedEntryId>` on a session stream. */
+  static eventId(streamId: string, entryId: string, feedEntryId?: string): string {
+    return feedEntryId === undefined ? `${streamId}_${entryId}` : `${streamId}_${entryId}_${feedEntryId}`;
+  }
+
+  /** Splits an event id into what it names (see `eventId`), or undefined when it is not one of ours. */
+  static parseEventId(eventId: string): EventPosition | undefined {
+    const match = /^([A-Za-z0-9_-]{22})_(\d{1,20}-\d{1,20})(?:_(\d{1,20}-\d{1,20}))?$/.exec(eventId);
+    if (match === null) return undefined;
+    const [, streamId = '', entryId = '', feedEntryId] = match;
+    return { streamId, entryId, ...(feedEntryId !== undefined && { feedEntryId }) };
   }
 
   /** Records a new stream and gives its connection lease to `connectionId`. */
@@ -133,14 +168,16 @@ export class EventLog {
   }
 
   /**
-   * Appends an event (and sets state fields along: `done`, `feed`); resolves to its event id, or undefined
-   * when the connection no longer holds the stream.
+   * Appends an event (and sets state fields along, e.g. `done`), storing `feedPosition` with it when given
+   * (a session stream); resolves to its `<streamId>_<entryId>` id, or undefined when the connection no
+   * longer holds the stream.
    */
   async append(
     streamId: string,
     connectionId: string,
     data: string,
     state: Readonly<Record<string, string>> = {},
+    feedPosition?: string,
   ): Promise<string | undefined> {
     const reply = (await this.#run('appendEvent', this.#streamKeys(streamId), [
       connectionId,
@@ -149,8 +186,9 @@ export class EventLog {
       this.retentionMs,
       JSON.stringify(state),
       'event',
+      feedPosition ?? '',
     ])) as [number, string?];
-    return reply[0] === ScriptCode.Ok ? `${streamId}_${reply[1]}` : undefined;
+    return reply[0] === ScriptCode.Ok ? EventLog.eventId(streamId, reply[1] ?? '') : undefined;
   }
 
   /** Sets state fields without an event (e.g. `done` for a response that is not sent); false when fenced. */
@@ -166,7 +204,29 @@ export class EventLog {
     return reply[0] === ScriptCode.Ok;
   }
 
-  /** Moves one outbox entry of a task onto the stream, exactly once across all streams (see relayEvent-5.lua). */
+  /**
+   * Extends the connection lease, and the log and state by the retention, without an event: a session
+   * stream, whose status notifications are not logged, stays resumable while it is connected. False when
+   * another connection took the stream over.
+   */
+  async keepAlive(streamId: string, connectionId: string, leaseMs: number): Promise<boolean> {
+    const reply = (await this.#run('appendEvent', this.#streamKeys(streamId), [
+      connectionId,
+      '',
+      this.maxEvents,
+      this.retentionMs,
+      '{}',
+      'touch',
+      '',
+      leaseMs,
+    ])) as [number];
+    return reply[0] === ScriptCode.Ok;
+  }
+
+  /**
+   * Moves one outbox entry of a task onto the stream, exactly once across all streams (see relayEvent-5.lua).
+   * `input.feedPosition` is stored with the event (the session stream's position in its feed).
+   */
   async relay(streamId: string, connectionId: string, input: RelayInput): Promise<RelayOutcome> {
     const reply = (await this.#run(
       'relayEvent',
@@ -181,13 +241,14 @@ export class EventLog {
         this.retentionMs,
         input.expiresAt,
         input.requestId ?? '',
+        input.feedPosition ?? '',
       ],
     )) as [number, string?];
     switch (reply[0]) {
       case ScriptCode.Ok:
         return reply[1] === '' || reply[1] === undefined
           ? { kind: 'relayed' }
-          : { kind: 'relayed', eventId: `${streamId}_${reply[1]}` };
+          : { kind: 'relayed', eventId: EventLog.eventId(streamId, reply[1]), entryId: reply[1] };
       case ScriptCode.Fenced:
         return { kind: 'fenced' };
       case ScriptCode.NotCarrier:
@@ -200,19 +261,30 @@ export class EventLog {
   /** Events after `entryId` in order, at most `count`; an empty list when the log is gone. */
   async readAfter(streamId: string, entryId: string, count = 1000): Promise<LoggedEvent[]> {
     const rows = await this.#redis.xrange(this.#keys.sseStream(streamId), `(${entryId}`, '+', 'COUNT', count);
-    return rows.map(([id, fields]) => ({ id: `${streamId}_${id}`, data: fields[1] ?? '' }));
+    return rows.map(([id, fields]) => {
+      const values = new Map<string, string>();
+      for (let i = 0; i + 1 < fields.length; i += 2) values.set(fields[i] as string, fields[i + 1] as string);
+      const feed = values.get('f');
+      return {
+        id: EventLog.eventId(streamId, id),
+        entryId: id,
+        data: values.get('d') ?? '',
+        ...(feed !== undefined && { feed }),
+      };
+    });
   }
 
   /**
    * True when every event after `entryId` is still in the log: the next one (if any) is the event right
-   * after it (ordinals are consecutive), so a replay from there loses nothing.
+   * after it (ordinals are consecutive), or, when none is left, `entryId` was the last one logged; so a
+   * replay from there loses nothing. `0-0` names the position before a stream's first logged event.
    */
   async complete(streamId: string, entryId: string): Promise<boolean> {
     const ordinal = Number(entryId.split('-')[1]);
     const [next] = await this.#redis.xrange(this.#keys.sseStream(streamId), `(${entryId}`, '+', 'COUNT', 1);
     if (next === undefined) {
       const count = Number(await this.#redis.hget(this.#keys.sseState(streamId), 'n'));
-      return Number.isSafeInteger(count) && count >= ordinal;
+      return Number.isSafeInteger(count) && count === ordinal;
     }
     return Number(next[0].split('-')[1]) === ordinal + 1;
   }

@@ -9,6 +9,8 @@ const CATALOG_KEY_NAMES: Record<Exclude<CatalogKind, 'tools'>, string> = {
   prompts: 'prompts',
 };
 
+const digests = new Map<string, string>();
+
 /**
  * Builds every Redis key and channel name taskgate uses. Nothing else in the code base concatenates key
  * strings, so the layout (and later Redis Cluster hash tags) lives here alone.
@@ -23,9 +25,18 @@ export class Keys {
     }
   }
 
-  /** A stable, non-reversible stand-in for a secret or personal value, safe in keys, logs and job data. */
+  /**
+   * A stable, non-reversible stand-in for a secret or personal value, safe in keys, logs and job data.
+   * Every request digests its session id several times: the last few thousand digests are remembered.
+   */
   static digest(value: string): string {
-    return createHash('sha256').update(value).digest('base64url').slice(0, 32);
+    let digest = digests.get(value);
+    if (digest === undefined) {
+      digest = createHash('sha256').update(value).digest('base64url').slice(0, 32);
+      if (digests.size >= 4096) digests.clear();
+      digests.set(value, digest);
+    }
+    return digest;
   }
 
   /** The id of an owner (a principal, or a session id when auth is off) as keys and records hold it. */
@@ -53,9 +64,14 @@ export class Keys {
     return `${this.prefix}:owner:${ownerId}:active`;
   }
 
-  /** Pub/sub channel that carries every change of one task. */
+  /** Pub/sub channel that carries every change of one task a client can see (status, status message). */
   taskChannel(taskId: string): string {
     return `${this.prefix}:ch:task:${taskId}`;
+  }
+
+  /** Pub/sub channel on which workers hear of every cancelled task (payload: the task id), one per process. */
+  cancelledChannel(): string {
+    return `${this.prefix}:ch:cancelled`;
   }
 
   /** Pub/sub channel that carries every change of the tasks a session created (its GET stream's feed). */

@@ -14,7 +14,9 @@ export interface SessionFeedOptions {
 /**
  * Reads the feed the transition and outbox scripts write for each session (a Redis stream, in the order
  * things happened), so that the session's GET stream, on whichever pod, relays status notifications and
- * uncarried task messages from an exact position, and resumes from there after a reconnect.
+ * uncarried task messages from an exact position, and resumes from there after a reconnect. The feed is
+ * also the durable record of the stream's status notifications: they are not copied into its event log,
+ * their event ids name their feed entries instead, and a resumption reads them here again.
  */
 export class SessionFeed {
   readonly #redis: Redis;
@@ -31,9 +33,9 @@ export class SessionFeed {
     return last?.[0] ?? '0-0';
   }
 
-  /** Entries after `afterId`, oldest first, at most `count`. */
-  async readAfter(sessionId: string, afterId: string, count = 100): Promise<FeedEntry[]> {
-    const rows = await this.#redis.xrange(this.#keys.sessionFeed(sessionId), `(${afterId}`, '+', 'COUNT', count);
+  /** Entries after `afterId` (up to `upTo` included, when given), oldest first, at most `count`. */
+  async readAfter(sessionId: string, afterId: string, count = 100, upTo = '+'): Promise<FeedEntry[]> {
+    const rows = await this.#redis.xrange(this.#keys.sessionFeed(sessionId), `(${afterId}`, upTo, 'COUNT', count);
     return rows.flatMap(([id, fields]): FeedEntry[] => {
       const [field, value = ''] = fields;
       if (field === 's') return [{ id, kind: 'status', snapshot: value }];

@@ -59,6 +59,9 @@ export class SessionStore {
   readonly #redis: Redis;
   readonly #keys: Keys;
   readonly #run: ReturnType<typeof scriptRunner>;
+  /** When this process last pushed each session's expiry back (ms), so busy sessions are not refreshed per request. */
+  readonly #refreshed = new Map<string, number>();
+  readonly #refreshEveryMs: number;
 
   constructor(options: SessionStoreOptions) {
     if (!Number.isSafeInteger(options.idleTtlMs) || options.idleTtlMs <= 0) {
@@ -67,6 +70,7 @@ export class SessionStore {
     this.#redis = options.redis;
     this.#keys = options.keys ?? new Keys();
     this.idleTtlMs = options.idleTtlMs;
+    this.#refreshEveryMs = Math.min(60_000, Math.floor(options.idleTtlMs / 10));
     this.#run = scriptRunner(options.redis);
   }
 
@@ -92,12 +96,24 @@ export class SessionStore {
     return record;
   }
 
-  /** The session, with its idle expiry pushed back (one round trip); undefined when unknown or ended. */
+  /**
+   * The session, with its idle expiry pushed back (one round trip); undefined when unknown or ended. A busy
+   * session's expiry is pushed back at most every tenth of the idle ttl (60 s at most) per process, so the
+   * idle ttl a session gets is between 90 % and 100 % of the configured one.
+   */
   async get(sessionId: string): Promise<SessionRecord | undefined> {
     if (!isSessionIdShape(sessionId)) return undefined;
     const key = this.#keys.session(sessionId);
-    const replies = await this.#redis.pipeline().hgetall(key).pexpire(key, this.idleTtlMs).exec();
-    const fields = (replies?.[0]?.[1] ?? {}) as Record<string, string>;
+    const now = Date.now();
+    let fields: Record<string, string>;
+    if (now - (this.#refreshed.get(key) ?? 0) < this.#refreshEveryMs) {
+      fields = await this.#redis.hgetall(key);
+    } else {
+      const replies = await this.#redis.pipeline().hgetall(key).pexpire(key, this.idleTtlMs).exec();
+      fields = (replies?.[0]?.[1] ?? {}) as Record<string, string>;
+      if (this.#refreshed.size >= 10_000) this.#refreshed.clear();
+      if (fields.protocolVersion !== undefined) this.#refreshed.set(key, now);
+    }
     // A hash without protocolVersion is a remnant of a write racing `end`; it expires on its own.
     if (fields.protocolVersion === undefined) return undefined;
     const level = LoggingLevelSchema.safeParse(fields.logLevel);
@@ -132,6 +148,7 @@ export class SessionStore {
 
   /** Ends a session (later requests with its id get 404) and tells its GET stream to close. */
   async end(sessionId: string): Promise<boolean> {
+    this.#refreshed.delete(this.#keys.session(sessionId));
     const replies = await this.#redis
       .multi()
       .del(this.#keys.session(sessionId))

@@ -108,7 +108,8 @@ function diagnosticMessage(outcome: TaskOutcome): string {
 
 /**
  * Task records in Redis with an atomic lifecycle: every change is one Lua script that refuses illegal moves,
- * never touches a terminal task, bumps the version and publishes the new state on the task's channel.
+ * never touches a terminal task, bumps the version and publishes every change a client can see on the task's
+ * channel (cancellations also on the one channel workers listen to).
  * Client-facing methods take the caller's owner and treat other owners' tasks as missing (SEC-1).
  */
 export class TaskStore {
@@ -255,7 +256,7 @@ export class TaskStore {
     const ownerId = Keys.ownerId(owner);
     if (!isTaskIdShape(taskId)) throw taskNotFound();
     const result = await this.#finished(
-      this.#transition('cancelTask', { taskId, ownerId }, [ownerId, statusMessage], true),
+      this.#transition('cancelTask', { taskId, ownerId }, [ownerId, statusMessage, this.keys.cancelledChannel()], true),
     );
     if (result.ok) return toTask(result.task);
     if (result.reason === 'terminal') throw cannotCancelTerminal(result.status);
@@ -266,7 +267,7 @@ export class TaskStore {
 
   /** Cancels a task on the broker's own behalf (a dropped direct call, an expired job). */
   cancelAsBroker(ref: TaskRef, statusMessage: string): Promise<TransitionResult> {
-    return this.#finished(this.#transition('cancelTask', ref, ['', statusMessage], true));
+    return this.#finished(this.#transition('cancelTask', ref, ['', statusMessage, this.keys.cancelledChannel()], true));
   }
 
   /** A worker took the task's job: refused when the task is already terminal or gone (the job does nothing). */

@@ -22,6 +22,8 @@ export interface ToolCatalogOptions {
   readonly keys?: Keys;
   /** A tool disappears from the catalog when no worker has announced it for this long (ms). */
   readonly staleAfterMs?: number;
+  /** How long `get` may answer a found tool from memory (ms; see `CatalogOptions.cacheMs`). Default 0. */
+  readonly cacheMs?: number;
 }
 
 /**

@@ -40,8 +40,8 @@ describe('SSE event logs, task delivery and session feeds', () => {
     expect(third).toMatch(/-3$/);
     const entry = (id: string | undefined) => (id as string).slice(streamId.length + 1);
     expect(await log.readAfter(streamId, entry(first))).toEqual([
-      { id: second, data: '{"n":2}' },
-      { id: third, data: '{"n":3}' },
+      { id: second, entryId: entry(second), data: '{"n":2}' },
+      { id: third, entryId: entry(third), data: '{"n":3}' },
     ]);
     expect(await log.state(streamId)).toEqual({
       streamId,
@@ -54,6 +54,54 @@ describe('SSE event logs, task delivery and session feeds', () => {
     expect(await log.complete(streamId, entry(third))).toBe(true);
   });
 
+  it('names feed positions in session-stream ids, stores them with logged events, and refuses malformed ids', async () => {
+    const { log, conn, keys } = setup();
+    const streamId = EventLog.newStreamId();
+    expect(EventLog.eventId(streamId, '0-0', '17-3')).toBe(`${streamId}_0-0_17-3`);
+    expect(EventLog.parseEventId(`${streamId}_0-0_17-3`)).toEqual({ streamId, entryId: '0-0', feedEntryId: '17-3' });
+    expect(EventLog.parseEventId(`${streamId}_5-1`)).toEqual({ streamId, entryId: '5-1' });
+    for (const bad of [
+      `${streamId}_5-1_`,
+      `${streamId}_5-1_7`,
+      `${streamId}_5-1_7-2_9-9`,
+      `${streamId}__7-2`,
+      `${streamId.slice(1)}_5-1_7-2`,
+      `${streamId}_5-1_7-2 `,
+      `${streamId}_5-1_-7-2`,
+      `${streamId}_5-1_123456789012345678901-1`,
+    ]) {
+      expect(EventLog.parseEventId(bad), bad).toBeUndefined();
+    }
+
+    await log.create({ streamId, kind: 'session', session: 'digest' }, 'conn-a', 10_000);
+    // Nothing logged yet: a resumption from the position before the first event loses nothing.
+    expect(await log.complete(streamId, '0-0')).toBe(true);
+    const logged = (await log.append(streamId, 'conn-a', '{"n":1}', {}, '42-0')) as string;
+    const plain = (await log.append(streamId, 'conn-a', '{"n":2}')) as string;
+    const entry = (id: string) => id.slice(streamId.length + 1);
+    expect(await log.readAfter(streamId, '0-0')).toEqual([
+      { id: logged, entryId: entry(logged), data: '{"n":1}', feed: '42-0' },
+      { id: plain, entryId: entry(plain), data: '{"n":2}' },
+    ]);
+    expect(await log.complete(streamId, '0-0')).toBe(true);
+    // The state names no feed position: the event ids do.
+    expect((await log.state(streamId))?.feedPosition).toBeUndefined();
+
+    // Keeping the stream alive extends its lease, log and state, without an event; fenced like an append.
+    await conn.pexpire(keys.sseStream(streamId), 1000);
+    await conn.pexpire(keys.sseState(streamId), 1000);
+    expect(await log.keepAlive(streamId, 'conn-a', 20_000)).toBe(true);
+    expect(await conn.pttl(keys.sseConnection(streamId))).toBeGreaterThan(10_000);
+    expect(await conn.pttl(keys.sseStream(streamId))).toBeGreaterThan(50_000);
+    expect(await conn.pttl(keys.sseState(streamId))).toBeGreaterThan(50_000);
+    expect(await conn.xlen(keys.sseStream(streamId))).toBe(2);
+    expect(await log.keepAlive(streamId, 'conn-b', 20_000)).toBe(false);
+    // A log gone while its state lives (they expire together): events after the first are known lost.
+    await conn.del(keys.sseStream(streamId));
+    expect(await log.complete(streamId, entry(logged))).toBe(false);
+    expect(await log.complete(streamId, entry(plain))).toBe(true);
+  });
+
   it('tells a resumption when events after its position were trimmed away', async () => {
     const { log } = setup(10);
     const streamId = EventLog.newStreamId();
@@ -63,6 +111,7 @@ describe('SSE event logs, task delivery and session feeds', () => {
     const ids = appended.map((eventId) => EventLog.parseEventId(eventId as string)?.entryId as string);
     expect(await log.complete(streamId, ids[0] as string)).toBe(false);
     expect(await log.complete(streamId, ids[298] as string)).toBe(true);
+    expect(await log.complete(streamId, ids[299] as string)).toBe(true);
     expect(await log.complete(streamId, '1-999')).toBe(false);
     expect((await log.state(streamId))?.rpcId).toBe(7);
   });
@@ -89,6 +138,8 @@ describe('SSE event logs, task delivery and session feeds', () => {
         entryId,
         data: `{"e":"${entryId}"}`,
         expiresAt: Date.now() + 60_000,
+        // The GET stream's events store the feed position they went out at; the carrier's have none.
+        ...(mode === 'fallback' && { feedPosition: '9-9' }),
       });
     expect(await relay(resultStream, 'r', 'carrier', one)).toEqual({ kind: 'not_carrier' });
     expect((await relay(getStream, 'g', 'fallback', one)).kind).toBe('relayed');
@@ -101,6 +152,12 @@ describe('SSE event logs, task delivery and session feeds', () => {
     expect(await relay(getStream, 'g', 'fallback', two)).toEqual({ kind: 'not_carrier' });
     expect((await relay(resultStream, 'r', 'carrier', two)).kind).toBe('relayed');
     expect(await delivery.cursor(task.taskId)).toBe(two);
+    expect((await log.readAfter(getStream, '0-0')).map((event) => [event.data, event.feed])).toEqual([
+      [`{"e":"${one}"}`, '9-9'],
+    ]);
+    expect((await log.readAfter(resultStream, '0-0')).map((event) => [event.data, event.feed])).toEqual([
+      [`{"e":"${two}"}`, undefined],
+    ]);
     // A carried task's arrivals do not go on the feed; releasing it does (the GET stream takes over).
     const before = (await feed.readAfter(session, head)).length;
     await outbox.append(task.taskId, { type: 'progress', progress: 3 });

@@ -84,7 +84,7 @@ describe('TaskStore records', () => {
       const created = await s.create({ owner: 'alice', tool: 'resize', progressToken, kind: 'direct' });
       await s.start({ taskId: created.taskId, ownerId: created.ownerId }, 3);
       const stored = await s.getOwned('alice', created.taskId);
-      expect(stored).toMatchObject({ tool: 'resize', progressToken, kind: 'direct', attempt: 3, version: 2 });
+      expect(stored).toMatchObject({ tool: 'resize', progressToken, kind: 'direct', attempt: 3, version: 1 });
       expect(stored.ownerId).toBe(Keys.ownerId('alice'));
       expect(Object.keys(await s.get('alice', created.taskId)).sort()).toEqual(
         ['createdAt', 'lastUpdatedAt', 'pollInterval', 'status', 'taskId', 'ttl'].sort(),
@@ -92,7 +92,7 @@ describe('TaskStore records', () => {
     }
   });
 
-  it("publishes every change once on the task channel and once on its session's channel, never the raw session id", async () => {
+  it("publishes every visible change once on the task channel and once on its session's channel, never the raw session id", async () => {
     const s = store();
     const conn = redis.connect();
     const subscriber = redis.connect();
@@ -102,15 +102,20 @@ describe('TaskStore records', () => {
     await subscriber.psubscribe(`${redis.prefix}:*`);
     const task = await s.create({ owner: 'alice', session });
     const ref = { taskId: task.taskId, ownerId: task.ownerId };
+    await s.start(ref, 1);
     await s.requireInput(ref, 'need input');
     await s.cancel('alice', task.taskId);
     const sync = `${redis.prefix}:sync`;
     await conn.publish(sync, 'end');
     await expect.poll(() => seen.at(-1)?.[0]).toBe(sync);
     const versions = (channel: string) => seen.filter(([c]) => c === channel).map(([, m]) => JSON.parse(m).version);
-    expect(versions(s.keys.taskChannel(task.taskId))).toEqual(['1', '2', '3']);
-    expect(versions(s.keys.sessionChannel(session))).toEqual(['1', '2', '3']);
-    expect(seen).toHaveLength(7);
+    // Creation (version 1) is not published: its creator has it in the answer. A start of the working task
+    // (a new attempt) changes nothing a client sees and is not published either.
+    expect(versions(s.keys.taskChannel(task.taskId))).toEqual(['2', '3']);
+    expect(versions(s.keys.sessionChannel(session))).toEqual(['2', '3']);
+    // Two changes on both channels, the workers' cancellation channel, and the sync message.
+    expect(seen.filter(([c]) => c === s.keys.cancelledChannel()).map(([, m]) => m)).toEqual([task.taskId]);
+    expect(seen).toHaveLength(6);
     const everything = JSON.stringify([seen, await conn.keys('*'), await conn.hgetall(s.keys.task(task.taskId))]);
     expect(everything).not.toContain(session);
   });

@@ -27,6 +27,7 @@ import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { buildApp } from './http/app.js';
 import type { Readiness } from './http/drain.js';
+import { LazyLogger } from './lazy-logger.js';
 import { RateLimits } from './limits/rate-limits.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { type GatewayOptions, resolveGatewayOptions } from './options.js';
@@ -76,7 +77,8 @@ async function within(ms: number, work: Promise<unknown>): Promise<boolean> {
 export function createGateway(input: GatewayOptions): Gateway {
   const options = resolveGatewayOptions(input);
   const ownsRedis = typeof input.redis === 'string';
-  const redis = typeof input.redis === 'string' ? new Redis(input.redis) : input.redis;
+  // Auto-pipelining: the commands of many concurrent requests leave in one socket write per tick.
+  const redis = typeof input.redis === 'string' ? new Redis(input.redis, { enableAutoPipelining: true }) : input.redis;
   // Connection errors are retried by ioredis; requests that need Redis fail with -32603 meanwhile.
   if (ownsRedis)
     redis.on('error', (error: Error) => options.logger.warn({ err: error.message }, 'redis connection error'));
@@ -91,13 +93,26 @@ export function createGateway(input: GatewayOptions): Gateway {
   });
   const bus = new EventBus(redis);
   const outbox = new TaskOutbox({ redis, keys });
-  const streams = new StreamRegistry();
+  const streams = new StreamRegistry({ heartbeatMs: options.sseHeartbeatMs });
   const metrics = new GatewayMetrics(registry, options, tasks.limits, streams);
-  const catalog = new ToolCatalog({ redis, keys, staleAfterMs: options.toolStaleAfterMs });
+  // tools/call reads its tool from memory for a moment; a change the workers announce clears it at once.
+  const catalog = new ToolCatalog({
+    redis,
+    keys,
+    staleAfterMs: options.toolStaleAfterMs,
+    cacheMs: options.toolCacheMs,
+  });
+  const forgetTools = bus.onReconnect(() => catalog.invalidate());
+  bus
+    .subscribe(keys.toolsChannel(), () => catalog.invalidate())
+    .catch((error: unknown) => {
+      options.logger.warn({ err: errorMessage(error) }, 'no subscription to tool changes: the tool cache only expires');
+    });
   const queues = new ToolQueues({ connection: redis, keys });
   const services: GatewayServices = {
     options,
-    logger: options.logger,
+    // Request loggers (children) are made when they first log: most requests, and waiting streams, never do.
+    logger: LazyLogger.wrap(options.logger),
     keys,
     redis,
     tasks,
@@ -109,7 +124,7 @@ export function createGateway(input: GatewayOptions): Gateway {
     bus,
     outbox,
     inputs: new InputRequests({ redis, bus, keys }),
-    watcher: new TaskWatcher(bus, tasks, keys),
+    watcher: new TaskWatcher({ bus, store: tasks, keys, redis, safetyMs: options.waiterSafetyMs }),
     events: new EventLog({
       redis,
       keys,
@@ -123,7 +138,6 @@ export function createGateway(input: GatewayOptions): Gateway {
     toolCursors: new ListCursorCodec(options.cursorSecret, tasks.limits.cursorTtlMs),
     metrics,
     rateLimits: new RateLimits(redis, keys, options, metrics),
-    pollMs: tasks.limits.pollIntervalMs > 0 ? tasks.limits.pollIntervalMs : 1000,
   };
   const unwatch = [
     watchRedis(registry, redis, 'commands'),
@@ -185,6 +199,8 @@ export function createGateway(input: GatewayOptions): Gateway {
       // Streams give their leases up (connection, carrier, GET stream) so that other pods take over at once.
       await services.streams.cleanedUp(2000);
       for (const stop of unwatch) stop();
+      // The tools subscription ends with the bus.
+      forgetTools();
       await Promise.allSettled([bus.close(), services.queues.close()]);
       if (ownsRedis) await closeRedis(redis);
       options.logger.info({}, 'gateway closed');

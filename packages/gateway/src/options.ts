@@ -95,10 +95,22 @@ export interface GatewayOptions {
    * long (ms). Default 30 s.
    */
   readonly toolStaleAfterMs?: number;
+  /**
+   * How long `tools/call` may take a tool's definition from memory (ms). A change workers announce clears
+   * it at once; only a tool whose workers all stopped stays callable this much longer. Default 2 s.
+   */
+  readonly toolCacheMs?: number;
   /** How long `close()` lets direct-call streams finish before ending them (ms). Default 10 s. */
   readonly drainTimeoutMs?: number;
   /** How long `resources/read`, `prompts/get` and `completion/complete` wait for a worker (ms). Default 30 s. */
   readonly readTimeoutMs?: number;
+  /**
+   * Safety net under the pub/sub wake-up of blocked requests (tasks/result, plain calls, reads): every task
+   * one of them waits for is re-read this often (ms), all in one batch per gateway. Status messages are not
+   * lost on a live connection and every reconnect re-reads at once, so this only bounds the damage of a
+   * message lost some other way. Default 30 s.
+   */
+  readonly waiterSafetyMs?: number;
   /**
    * The retry hint of a draining gateway (ms): the SSE `retry` field of the streams it ends, and (rounded up to
    * seconds) the `Retry-After` of the 503s it answers meanwhile. Default 1000.
@@ -137,8 +149,10 @@ export interface ResolvedGatewayOptions {
   readonly allowedHosts: readonly string[] | 'any';
   readonly allowedOrigins: readonly string[] | 'any' | 'loopback';
   readonly toolStaleAfterMs: number;
+  readonly toolCacheMs: number;
   readonly drainTimeoutMs: number;
   readonly readTimeoutMs: number;
+  readonly waiterSafetyMs: number;
   readonly drainRetryAfterMs: number;
   readonly rateLimits: Partial<Readonly<Record<OperationClass, RateLimit>>>;
   readonly path: string;
@@ -169,8 +183,10 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
     allowedHosts: options.allowedHosts ?? LOOPBACK_HOSTS,
     allowedOrigins: options.allowedOrigins ?? 'loopback',
     toolStaleAfterMs: options.toolStaleAfterMs ?? 30_000,
+    toolCacheMs: options.toolCacheMs ?? 2000,
     drainTimeoutMs: options.drainTimeoutMs ?? 10_000,
     readTimeoutMs: options.readTimeoutMs ?? 30_000,
+    waiterSafetyMs: options.waiterSafetyMs ?? 30_000,
     drainRetryAfterMs: options.drainRetryAfterMs ?? 1000,
     rateLimits: options.rateLimits ?? {},
     path: options.path ?? '/mcp',
@@ -188,6 +204,7 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
     'directCallTtlMs',
     'toolStaleAfterMs',
     'readTimeoutMs',
+    'waiterSafetyMs',
   ] as const;
   for (const name of positive) {
     if (!Number.isSafeInteger(resolved[name]) || resolved[name] <= 0) {

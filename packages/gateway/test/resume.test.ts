@@ -60,6 +60,39 @@ describe('resumable SSE streams', () => {
     fresh.abort();
   });
 
+  it('refuses malformed Last-Event-IDs of either form with 400, and a feed position for a stream without one', async () => {
+    const stack = await start();
+    const sessionId = await rawInitialize(stack.url);
+    const call = await rawCall(stack.url, sessionId, 'tools/call', { name: 'chatty', arguments: { steps: 1 } });
+    const [priming = ''] = eventIds(call.text);
+    const streamId = priming.slice(0, 22);
+    const controller = new AbortController();
+    const get = await fetch(stack.url, { headers: getHeaders(sessionId), signal: controller.signal });
+    const getId = eventIds(new TextDecoder().decode((await get.body?.getReader().read())?.value))[0] as string;
+    controller.abort();
+    for (const bad of [
+      `${getId}_`,
+      `${getId}_7`,
+      `${getId}_x-1`,
+      `${getId}_1-1_2-2`,
+      `${getId} 1-1`,
+      `${getId.slice(0, 22)}__1-1`,
+      `${getId.slice(1)}_1-1`,
+      `${getId}_${'9'.repeat(21)}-1`,
+    ]) {
+      const response = await raw(stack.url, { method: 'GET', headers: getHeaders(sessionId, bad) });
+      expect(response.status, bad).toBe(400);
+      expect((response.json() as { error: { message: string } }).error.message).toMatch(/^Bad Request: Last-Event-ID/);
+    }
+    // Well-formed, but only a session's GET stream has ids with a feed position: not one of a direct call's.
+    const feedForm = await raw(stack.url, { method: 'GET', headers: getHeaders(sessionId, `${priming}_1-1`) });
+    expect(feedForm.status).toBe(400);
+    expect((feedForm.json() as { error: { message: string } }).error.message).toBe(
+      'Bad Request: Last-Event-ID is not an event id of this stream',
+    );
+    expect(streamId).not.toBe(getId.slice(0, 22));
+  });
+
   it('keeps an idle stream alive with comment heartbeats, and refreshes its connection lease', async () => {
     const stack = await start({ tools: false, gateway: { sseHeartbeatMs: 100 } });
     const sessionId = await rawInitialize(stack.url);

@@ -128,6 +128,45 @@ describe('tools', () => {
     expect(await directRecords(stack)).toEqual([expect.objectContaining({ status: 'completed' })]);
   });
 
+  it('takes a tool from memory between calls, and a re-registration the workers announce replaces it at once', async () => {
+    // A cache far longer than the test: only the announcement on the tools channel can explain the change.
+    const stack = await start({ tools: false, gateway: { toolCacheMs: 600_000 } });
+    const catalog = new ToolCatalog({ redis: stack.redis, keys: stack.keys });
+    const register = (type: 'integer' | 'string') =>
+      catalog.register([
+        {
+          tool: {
+            name: 'shape',
+            inputSchema: { type: 'object', properties: { x: { type } }, required: ['x'] },
+            execution: { taskSupport: 'optional' },
+          },
+          queue: 'tool.shape',
+          attempts: 1,
+        },
+      ]);
+    await register('integer');
+    const { client } = await connectClient(stack.url);
+    const call = () =>
+      client.request(
+        { method: 'tools/call', params: { name: 'shape', arguments: { x: 'text' }, task: {} } },
+        CreateTaskResultSchema,
+      );
+    expect(await rejection(call())).toEqual({
+      code: -32602,
+      message: "MCP error -32602: Invalid arguments for tool 'shape': arguments/x must be integer",
+    });
+    await register('string');
+    await waitFor(
+      async () =>
+        await call().then(
+          () => true,
+          () => false,
+        ),
+      'the new schema',
+    );
+    expect(await stack.redis.keys(`${stack.keys.prefix}:task:*`)).toHaveLength(1);
+  });
+
   it('answers an unknown tool with -32602, and checks arguments before creating anything', async () => {
     const stack = await start({ tools: false });
     await new ToolCatalog({ redis: stack.redis, keys: stack.keys }).register([

@@ -88,23 +88,27 @@ export async function runJob(deps: RunnerDeps, job: Job<ToolJobData>, token: str
     const text = `The worker running this tool stopped unexpectedly (attempt ${used} of ${budget}); no attempts remain`;
     return await record(deps, ref, toolError(text), logger);
   }
-  const started = await deps.store.start(ref, attempt);
-  if (!started.ok) {
-    logger.debug({ reason: started.reason }, 'the task is not live any more: job skipped');
-    return;
-  }
-
   const controller = new AbortController();
   let handlerSettled = false;
   const abort = (kind: AbortKind): void => {
     // Once the handler has settled, only this execution's own finish can follow: nothing left to abort.
     if (!handlerSettled && !controller.signal.aborted) controller.abort(new TaskAbortedError(kind));
   };
+  // Watched before the start reads the task's status, so a cancellation right after it is not missed.
+  const unwatch = await deps.watch.watch(data.taskId, abort);
+  const started = await deps.store.start(ref, attempt).catch(async (error: unknown) => {
+    await unwatch();
+    throw error;
+  });
+  if (!started.ok) {
+    await unwatch();
+    logger.debug({ reason: started.reason }, 'the task is not live any more: job skipped');
+    return;
+  }
+
   deps.running.set(data.taskId, { abort });
-  let unwatch: (() => Promise<void>) | undefined;
   let timer: NodeJS.Timeout | undefined;
   try {
-    unwatch = await deps.watch.watch(data.taskId, abort);
     if (def.timeoutMs !== undefined) timer = setTimeout(() => abort('timeout'), def.timeoutMs);
     const handle = createToolContext({ services: deps, data, signal: controller.signal, attempt, logger });
     logger.debug({}, 'execution started');
@@ -123,7 +127,7 @@ export async function runJob(deps: RunnerDeps, job: Job<ToolJobData>, token: str
   } finally {
     clearTimeout(timer);
     deps.running.delete(data.taskId);
-    await unwatch?.().catch(() => {});
+    await unwatch();
   }
 }
 

@@ -15,9 +15,10 @@ function endOf(status: string | null | undefined): WatchEnd | undefined {
 
 /**
  * Tells running executions when their task ended under them (cancelled, expired, finished elsewhere).
- * Each task's channel carries every status change, through the process's one pub/sub connection; because
- * pub/sub is at-most-once, one timer per process also re-reads the status of every watched task (one
- * pipelined round trip) every `intervalMs` and after each reconnect of the subscriber.
+ * Cancellations arrive on one channel for the whole process (one subscription, made once, not one per
+ * job); because pub/sub is at-most-once, and expiry or a finish by another execution announce nothing
+ * there, one timer per process also re-reads the status of every watched task (one pipelined round trip)
+ * every `intervalMs` and after each reconnect of the subscriber.
  */
 export class TaskWatch {
   readonly #watched = new Map<string, Set<Listener>>();
@@ -28,6 +29,7 @@ export class TaskWatch {
   readonly #logger: Logger;
   readonly #offReconnect: () => void;
   #timer: NodeJS.Timeout | undefined;
+  #subscription: Promise<unknown> | undefined;
 
   constructor(options: { redis: Redis; bus: EventBus; keys: Keys; intervalMs: number; logger: Logger }) {
     this.#redis = options.redis;
@@ -44,9 +46,10 @@ export class TaskWatch {
   }
 
   /**
-   * Calls `onEnd` (at most once) when the task is cancelled, gone or finished. Resolves once the watch is
-   * live and the current status was read, so no change between the caller's last read and now is missed.
-   * Returns the function that stops watching.
+   * Calls `onEnd` (at most once) when the task is cancelled, gone or finished. Resolves once the process's
+   * subscription to cancellations is live: a cancellation after that reaches `onEnd`, so a caller that
+   * watches before it reads the task's status (the start of an execution does) misses none. Returns the
+   * function that stops watching.
    */
   async watch(taskId: string, onEnd: Listener): Promise<() => Promise<void>> {
     let fired = false;
@@ -63,7 +66,7 @@ export class TaskWatch {
     listeners.add(listener);
     this.#timer ??= setInterval(() => void this.checkNow(), this.#intervalMs);
 
-    const unwatch = (): void => {
+    const unwatch = async (): Promise<void> => {
       const set = this.#watched.get(taskId);
       set?.delete(listener);
       if (set?.size === 0) this.#watched.delete(taskId);
@@ -72,23 +75,28 @@ export class TaskWatch {
         this.#timer = undefined;
       }
     };
-    let unsubscribe: () => Promise<void>;
     try {
-      unsubscribe = await this.#bus.subscribe(this.#keys.taskChannel(taskId), (message) => {
-        const status = parseStatus(message);
-        const end = status === undefined ? undefined : endOf(status);
-        if (end !== undefined) listener(end);
-      });
-      const end = endOf(await this.#redis.hget(this.#keys.task(taskId), 'status'));
-      if (end !== undefined) listener(end);
+      await this.#subscribed();
     } catch (error) {
-      unwatch();
+      await unwatch();
       throw error;
     }
-    return async () => {
-      unwatch();
-      await unsubscribe();
-    };
+    return unwatch;
+  }
+
+  /** The process's one subscription to cancelled tasks, made on first use (again after a failure). */
+  #subscribed(): Promise<unknown> {
+    this.#subscription ??= this.#bus
+      .subscribe(this.#keys.cancelledChannel(), (taskId) => this.#tell(taskId, 'cancelled'))
+      .catch((error: unknown) => {
+        this.#subscription = undefined;
+        throw error;
+      });
+    return this.#subscription;
+  }
+
+  #tell(taskId: string, end: WatchEnd): void {
+    for (const listener of [...(this.#watched.get(taskId) ?? [])]) listener(end);
   }
 
   /** Re-reads the status of every watched task and tells the listeners of those that ended. */
@@ -103,8 +111,7 @@ export class TaskWatch {
         const [error, status] = replies[i] ?? [new Error('no reply')];
         if (error !== null) return;
         const end = endOf(status as string | null);
-        if (end === undefined) return;
-        for (const listener of [...(this.#watched.get(id) ?? [])]) listener(end);
+        if (end !== undefined) this.#tell(id, end);
       });
     } catch (error) {
       // The next round (or the reconnect hook) tries again.
@@ -118,14 +125,5 @@ export class TaskWatch {
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#timer = undefined;
     this.#watched.clear();
-  }
-}
-
-function parseStatus(message: string): string | undefined {
-  try {
-    const snapshot = JSON.parse(message) as { status?: unknown };
-    return typeof snapshot.status === 'string' ? snapshot.status : undefined;
-  } catch {
-    return undefined;
   }
 }

@@ -68,7 +68,7 @@ describe('a forked worker process asking the client for input through Redis', ()
     expect(await gateway.outcome(taskId)).toEqual({
       result: { content: [{ type: 'text', text: '[{"action":"accept","content":{"name":"Ada"}}]' }] },
     });
-    expect(channels.statuses(taskId)).toEqual(['working', 'input_required', 'working', 'completed']);
+    expect(channels.statuses(taskId)).toEqual(['input_required', 'working', 'completed']);
   });
 
   it('[INP-4] returns a decline to the handler like any answer', async () => {
@@ -99,7 +99,7 @@ describe('a forked worker process asking the client for input through Redis', ()
       ((await gateway.outcome(taskId)) as { result: { content: { text: string }[] } }).result.content[0]?.text ?? '',
     ) as { content: { name: string } }[];
     expect(answers.map((answer) => answer.content.name).sort()).toEqual(['one', 'two']);
-    expect(channels.statuses(taskId)).toEqual(['working', 'input_required', 'working', 'completed']);
+    expect(channels.statuses(taskId)).toEqual(['input_required', 'working', 'completed']);
   });
 
   it('ends the wait after inputTimeoutMs and puts the task back to working', async () => {
@@ -115,7 +115,7 @@ describe('a forked worker process asking the client for input through Redis', ()
       result: { content: [{ type: 'text', text: 'no answer: timeout' }] },
     });
     expect((await worker.next('input-ended', (event) => event.taskId === taskId)).error).toBe('InputWaitError');
-    expect(channels.statuses(taskId)).toEqual(['working', 'input_required', 'working', 'completed']);
+    expect(channels.statuses(taskId)).toEqual(['input_required', 'working', 'completed']);
   });
 
   it('[CNL-2] a cancel ends the wait for an answer with the abort reason', async () => {

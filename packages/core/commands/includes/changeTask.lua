@@ -1,31 +1,33 @@
 --- @include "includes/feed"
 
--- Publishes a task's snapshot on its channel and, when the client can see the change (`visible`) and the task
--- has a session, appends it to the session's feed (what its GET stream relays, resumably) and publishes it on
--- the session's channel.
-local function publishSnapshot(taskKey, channel, snapshot, visible)
+-- Publishes a loaded task's snapshot on its channel and, when the task has a session, appends it to the
+-- session's feed (what its GET stream relays, resumably) and publishes it on the session's channel.
+local function publishSnapshot(taskKey, task, channel, snapshot)
   redis.call('PUBLISH', channel, snapshot)
-  if not visible then return end
-  local notify = appendFeed(taskKey, 's', snapshot)
-  if notify then redis.call('PUBLISH', notify, snapshot) end
+  if not task.feed then return end
+  appendFeedTo(task.feed, expiryOf(taskKey, task.expiresAt), 's', snapshot)
+  if task.notify then redis.call('PUBLISH', task.notify, snapshot) end
 end
 
--- Applies field changes to a live task, bumps its version, stamps lastUpdatedAt and publishes the new
--- snapshot; the session hears of it only when the status or status message changed (a new attempt of a
--- working task is news to workers and waiters, not a status notification). Returns { OK, snapshot }.
-local function changeTask(taskKey, taskId, channel, fields)
-  local before = redis.call('HMGET', taskKey, 'status', 'statusMessage')
-  local visible = (fields.status ~= nil and fields.status ~= before[1])
-    or (fields.statusMessage ~= nil and fields.statusMessage ~= before[2])
-  local now = nowMs()
-  local args = { 'lastUpdatedAt', tostring(now) }
+-- Applies field changes to a live task loaded with `loadTask`. A change the client can see (status or status
+-- message) bumps the version, stamps lastUpdatedAt and publishes the new snapshot (see publishSnapshot);
+-- any other (a new attempt of a working task) only writes its fields. Returns { OK, snapshot }.
+local function changeTask(taskKey, taskId, channel, task, fields)
+  local visible = (fields.status ~= nil and fields.status ~= task.status)
+    or (fields.statusMessage ~= nil and fields.statusMessage ~= task.statusMessage)
+  local args = {}
+  if visible then
+    task.lastUpdatedAt = tostring(nowMs())
+    task.version = tostring((tonumber(task.version) or 0) + 1)
+    args = { 'lastUpdatedAt', task.lastUpdatedAt, 'version', task.version }
+  end
   for field, value in pairs(fields) do
     args[#args + 1] = field
     args[#args + 1] = value
+    task[field] = value
   end
-  redis.call('HSET', taskKey, unpack(args))
-  redis.call('HINCRBY', taskKey, 'version', 1)
-  local snapshot = taskSnapshot(taskKey, taskId)
-  publishSnapshot(taskKey, channel, snapshot, visible)
+  if #args > 0 then redis.call('HSET', taskKey, unpack(args)) end
+  local snapshot = encodeSnapshot(taskId, task)
+  if visible then publishSnapshot(taskKey, task, channel, snapshot) end
   return { OK, snapshot }
 end

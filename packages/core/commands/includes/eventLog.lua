@@ -1,15 +1,22 @@
 --- @include "includes/now"
 
 -- Appends one event to an SSE event log and returns its entry id. Entry ids are `<ms>-<n>`: the server's
--- clock (never going back) and the event's ordinal in its stream (1 = the priming event), so a resumption
+-- clock (never going back) and the event's ordinal in its stream (1 = its first logged event), so a resumption
 -- can tell whether events after the client's last one were trimmed away. Trims the log by length and by
--- age, and keeps the log and the stream's state for `retentionMs` after this event.
-local function appendEvent(logKey, stateKey, data, maxEvents, retentionMs)
+-- age, and keeps the log and the stream's state for `retentionMs` after this event. `feed` (optional, not '')
+-- is stored with the event as field `f`: on a session's GET stream, the session-feed position the stream had
+-- processed when it wrote the event, so a replay interleaves the feed's status notifications as they went out.
+local function appendEvent(logKey, stateKey, data, maxEvents, retentionMs, feed)
   local now = nowMs()
   local last = tonumber(redis.call('HGET', stateKey, 'ms') or '0')
   if now < last then now = last end
   local n = redis.call('HINCRBY', stateKey, 'n', 1)
-  local id = redis.call('XADD', logKey, 'MAXLEN', '~', maxEvents, tostring(now) .. '-' .. n, 'd', data)
+  local id
+  if feed and feed ~= '' then
+    id = redis.call('XADD', logKey, 'MAXLEN', '~', maxEvents, tostring(now) .. '-' .. n, 'd', data, 'f', feed)
+  else
+    id = redis.call('XADD', logKey, 'MAXLEN', '~', maxEvents, tostring(now) .. '-' .. n, 'd', data)
+  end
   redis.call('XTRIM', logKey, 'MINID', '~', tostring(now - tonumber(retentionMs)))
   redis.call('HSET', stateKey, 'ms', tostring(now))
   redis.call('PEXPIRE', logKey, retentionMs)

@@ -2,13 +2,29 @@
 local SNAPSHOT_FIELDS = {
   'status', 'statusMessage', 'createdAt', 'lastUpdatedAt', 'ttl', 'pollInterval', 'version', 'kind', 'session', 'tool'
 }
+-- What a transition reads of a task, in one HMGET: the snapshot's fields, the owner, where its session's feed
+-- and channel are, and its expiry.
+local LOAD_FIELDS = {
+  'status', 'statusMessage', 'createdAt', 'lastUpdatedAt', 'ttl', 'pollInterval', 'version', 'kind', 'session', 'tool',
+  'owner', 'feed', 'notify', 'expiresAt'
+}
 
--- JSON snapshot of a task hash, keyed by field name; absent fields are left out.
-local function taskSnapshot(taskKey, taskId)
-  local values = redis.call('HMGET', taskKey, unpack(SNAPSHOT_FIELDS))
+-- The task's LOAD_FIELDS as a table (absent fields left out), or nil when there is no such task.
+local function loadTask(taskKey)
+  local values = redis.call('HMGET', taskKey, unpack(LOAD_FIELDS))
+  if not values[1] then return nil end
+  local task = {}
+  for i, field in ipairs(LOAD_FIELDS) do
+    if values[i] then task[field] = values[i] end
+  end
+  return task
+end
+
+-- JSON snapshot of a loaded (and possibly changed) task, keyed by field name; absent fields are left out.
+local function encodeSnapshot(taskId, task)
   local snapshot = { taskId = taskId }
-  for i, field in ipairs(SNAPSHOT_FIELDS) do
-    if values[i] then snapshot[field] = values[i] end
+  for _, field in ipairs(SNAPSHOT_FIELDS) do
+    if task[field] then snapshot[field] = task[field] end
   end
   return cjson.encode(snapshot)
 end

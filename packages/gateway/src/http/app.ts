@@ -17,6 +17,9 @@ type McpHandler = (req: Request, res: Response, caller: Caller, logger: Logger) 
 
 /** A caller-supplied request id we are willing to log and echo (else we make one). */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+/** Request ids this process makes: a random tag per process and a counter (ids correlate logs; no secret). */
+const PROCESS_TAG = randomBytes(4).toString('hex');
+let requestCount = 0;
 
 /**
  * The express app: the MCP endpoint (POST, GET, DELETE) behind the drain guard, Host/Origin validation and
@@ -27,6 +30,8 @@ export function buildApp(services: GatewayServices, readiness: Readiness): Expre
   const { options, metrics } = services;
   const app = express();
   app.disable('x-powered-by');
+  // JSON-RPC answers are never cached or revalidated: no ETag hashing per response.
+  app.disable('etag');
   const authenticator = createAuthenticator(options.auth, options.path);
   app.use(observeHttp(metrics, options.path));
 
@@ -35,7 +40,8 @@ export function buildApp(services: GatewayServices, readiness: Readiness): Expre
     (handler: McpHandler) =>
     async (req: Request, res: Response): Promise<void> => {
       const given = req.headers['x-request-id'];
-      const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomBytes(6).toString('hex');
+      const requestId =
+        typeof given === 'string' && REQUEST_ID.test(given) ? given : `${PROCESS_TAG}-${(++requestCount).toString(36)}`;
       res.set('X-Request-Id', requestId);
       let logger = services.logger.child({ req: requestId, http: req.method });
       try {

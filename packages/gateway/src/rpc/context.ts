@@ -54,8 +54,6 @@ export interface GatewayServices {
   readonly toolCursors: ListCursorCodec;
   readonly metrics: GatewayMetrics;
   readonly rateLimits: RateLimits;
-  /** Safety re-read interval of waiters (ms). */
-  readonly pollMs: number;
 }
 
 /** A message of an established session, from an authenticated caller. */

@@ -10,6 +10,7 @@ import {
 } from './context.js';
 import { enqueue } from './enqueue.js';
 import { removeWaitingJob } from './tasks-methods.js';
+import { streamReply } from './tasks-result.js';
 
 /**
  * A plain (non-task) `tools/call` of an optional or forbidden tool, run through the task pipeline as a hidden
@@ -40,7 +41,7 @@ export async function directCall(
     throw ProtocolError.internal('The call could not be queued for a worker; try again later.');
   }
   ctx.logger.debug({ taskId: record.taskId, tool: entry.tool.name }, 'direct call started');
-  return { kind: 'stream', role: 'direct', taskId: record.taskId };
+  return streamReply('direct', record);
 }
 
 /** The response of a finished direct call: its result, its JSON-RPC error, or why it has neither. */

@@ -31,10 +31,7 @@ export async function runReadJob(ctx: RpcContext, queue: string, read: ReadReque
     await services.tasks.cancelAsBroker(ref, 'The read could not be queued').catch(() => {});
     throw ProtocolError.internal(`${read.method} could not be queued for a worker; try again later.`);
   }
-  const waited = await services.watcher.untilTerminal(record.taskId, {
-    signal: AbortSignal.timeout(timeoutMs),
-    pollMs: services.pollMs,
-  });
+  const waited = await services.watcher.untilTerminal(record.taskId, { signal: AbortSignal.timeout(timeoutMs) });
   if (waited.kind !== 'terminal') {
     await services.tasks.cancelAsBroker(ref, 'No worker answered in time').catch(() => {});
     await services.queues.removeWaiting(queue, record.taskId).catch(() => false);

@@ -43,8 +43,25 @@ export async function tasksResult(ctx: RpcContext, params: ClientRequestParams<'
     auditRetrieval(ctx.logger, first.task);
     return { kind: 'result', result: terminalOutcome(first.task, first.outcome) };
   }
-  return { kind: 'stream', role: 'result', taskId };
+  return streamReply('result', first.task);
 }
+
+/**
+ * A stream reply that also carries the task its handler read (`taskOf` gets it back), so the stream does
+ * not read the task again. (`Reply` has no field for it; a stream reply without one reads the task.)
+ */
+export function streamReply(role: 'result' | 'direct', task: StoredTask): Reply {
+  const reply: StreamReply & { readonly task: StoredTask } = { kind: 'stream', role, taskId: task.taskId, task };
+  return reply;
+}
+
+/** The task a stream reply carries (see `streamReply`), if any. */
+export function taskOf(reply: StreamReply): StoredTask | undefined {
+  const { task } = reply as StreamReply & { readonly task?: StoredTask };
+  return task?.taskId === reply.taskId ? task : undefined;
+}
+
+type StreamReply = Extract<Reply, { readonly kind: 'stream' }>;
 
 /** Audit log entry of a retrieved result (SEC-4). */
 export function auditRetrieval(logger: Logger, task: StoredTask): void {

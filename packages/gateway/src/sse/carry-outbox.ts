@@ -1,4 +1,4 @@
-import { errorMessage, type StoredTask } from '@taskgate/core';
+import { type EventBus, errorMessage, type OutboxEntry, type StoredTask } from '@taskgate/core';
 import type { SessionContext } from '../rpc/context.js';
 import { type OutboxRendering, outboxMessage } from '../tasks/outbox-messages.js';
 import { OutboxRelay } from '../tasks/outbox-relay.js';
@@ -19,64 +19,181 @@ export interface OutboxCarrier {
  *
  * A tasks/result stream that becomes the carrier first re-sends the task's pending input requests whose
  * stream is gone (`resend`, INP-3): delivered at least once, whatever happened to earlier streams.
+ *
+ * Most tasks never put anything in their outbox: one EXISTS when the lease is claimed tells, and until an
+ * arrival is announced the stream reads nothing more (no relay cursor, no range, no session log level).
  */
 export async function carryOutbox(
   ctx: SessionContext,
   stream: LoggedStream,
   task: StoredTask,
-  rendering: () => Promise<OutboxRendering>,
-  resend: boolean,
+  kind: 'result' | 'direct',
 ): Promise<OutboxCarrier> {
-  const { services } = ctx;
-  const { taskId } = task;
-  const leaseMs = streamLeaseMs(services);
-  const relay = new OutboxRelay(services.outbox, services.delivery, stream, {
-    taskId,
-    mode: 'carrier',
-    expiresAt: task.createdAt + task.ttl,
-    rendering,
-  });
-  let carrying = false;
-  let claiming: Promise<boolean> | undefined;
+  const carrier = new Carrier(ctx, stream, task, kind);
+  await carrier.start();
+  return carrier;
+}
 
-  const claim = (): Promise<boolean> => {
-    if (carrying) return Promise.resolve(true);
-    claiming ??= (async () => {
-      try {
-        const result = await services.delivery.claim(taskId, stream.streamId, stream.connectionId, leaseMs);
-        if (result !== 'ok') return false;
-        if (resend) await resendOrphans(ctx, stream, taskId, rendering);
-        carrying = true;
-        return true;
-      } finally {
-        claiming = undefined;
-      }
-    })();
-    return claiming;
-  };
-  const pump = async (): Promise<void> => {
-    if (!stream.isOpen || !(await claim())) return;
-    if ((await relay.pump()) === 'not_carrier') carrying = false;
-  };
-  const wake = (): void => {
-    pump().catch((error: unknown) => ctx.logger.warn({ taskId, err: errorMessage(error) }, 'outbox relay failed'));
+/** The open carriers of each event bus: one reconnect hook per bus for all of them, not one each. */
+const carriers = new WeakMap<EventBus, Set<Carrier>>();
+
+function carriersOf(bus: EventBus): Set<Carrier> {
+  let set = carriers.get(bus);
+  if (set === undefined) {
+    const all = new Set<Carrier>();
+    bus.onReconnect(() => {
+      for (const carrier of [...all]) carrier.reconnected();
+    });
+    carriers.set(bus, all);
+    set = all;
+  }
+  return set;
+}
+
+/** One stream's hold on one task's outbox (see `carryOutbox`). */
+class Carrier implements OutboxCarrier {
+  readonly #ctx: SessionContext;
+  readonly #stream: LoggedStream;
+  readonly #task: StoredTask;
+  readonly #kind: 'result' | 'direct';
+  /** Created at the first entry to relay. */
+  #relay: OutboxRelay | undefined;
+  #carrying = false;
+  #claiming: Promise<boolean> | undefined;
+  /** The outbox is known to hold entries (it never shrinks while the task lives). */
+  #nonEmpty = false;
+  #unsubscribe: (() => Promise<void>) | undefined;
+  #closed = false;
+
+  constructor(ctx: SessionContext, stream: LoggedStream, task: StoredTask, kind: 'result' | 'direct') {
+    this.#ctx = ctx;
+    this.#stream = stream;
+    this.#task = task;
+    this.#kind = kind;
+  }
+
+  /** An arrival was announced on the task's outbox channel. */
+  readonly #announced = (): void => {
+    this.#nonEmpty = true;
+    this.#run(false);
   };
 
-  // Subscribed before the first pass, so no announcement between the two is lost.
-  const unsubscribe = await services.bus.subscribe(services.keys.outboxChannel(taskId), wake);
-  const removeHook = services.bus.onReconnect(wake);
-  stream.onClose(async () => {
-    removeHook();
-    await unsubscribe();
-    if (carrying) await services.delivery.release(taskId, stream.streamId, stream.connectionId);
-  });
-  stream.onHeartbeat(async () => {
-    if (!carrying) return wake();
-    const refreshed = await services.delivery.refresh(taskId, stream.streamId, stream.connectionId, leaseMs);
-    if (refreshed !== 'ok') carrying = false;
-  });
-  await pump();
-  return { drain: pump };
+  /** The subscriber reconnected: announcements may have been lost meanwhile. */
+  reconnected(): void {
+    this.#run(true);
+  }
+
+  async start(): Promise<void> {
+    const { services } = this.#ctx;
+    // Subscribed before the first pass, so no announcement between the two is lost.
+    this.#unsubscribe = await services.bus.subscribe(services.keys.outboxChannel(this.#task.taskId), this.#announced);
+    carriersOf(services.bus).add(this);
+    this.#stream.onClose(() => this.#close());
+    this.#stream.onHeartbeat(() => this.#heartbeat());
+    // The connection may have ended while we subscribed, its clean-ups run already.
+    if (!this.#stream.isOpen) return this.#close();
+    await this.#pump(false);
+  }
+
+  drain(): Promise<void> {
+    return this.#pump(true);
+  }
+
+  #run(recheck: boolean): void {
+    this.#pump(recheck).catch((error: unknown) =>
+      this.#ctx.logger.warn({ taskId: this.#task.taskId, err: errorMessage(error) }, 'outbox relay failed'),
+    );
+  }
+
+  /**
+   * Claims the lease if need be, then relays what the outbox holds after the cursor. `recheck`: look at the
+   * outbox again even though it was empty (after a reconnect, or for the final drain).
+   */
+  async #pump(recheck: boolean): Promise<void> {
+    if (!this.#stream.isOpen) return;
+    if (!this.#carrying) {
+      if (!(await this.#claim())) return;
+    } else if (recheck && !this.#nonEmpty) {
+      await this.#lookAtOutbox();
+    }
+    if (!this.#nonEmpty) return;
+    this.#relay ??= new OutboxRelay(this.#ctx.services.outbox, this.#ctx.services.delivery, this.#stream, {
+      taskId: this.#task.taskId,
+      mode: 'carrier',
+      expiresAt: this.#task.createdAt + this.#task.ttl,
+      rendering: (entries) => this.#rendering(entries),
+    });
+    if ((await this.#relay.pump()) === 'not_carrier') this.#carrying = false;
+  }
+
+  #claim(): Promise<boolean> {
+    this.#claiming ??= this.#claimNow().finally(() => {
+      this.#claiming = undefined;
+    });
+    return this.#claiming;
+  }
+
+  async #claimNow(): Promise<boolean> {
+    const { services } = this.#ctx;
+    const { taskId } = this.#task;
+    const result = await services.delivery.claim(
+      taskId,
+      this.#stream.streamId,
+      this.#stream.connectionId,
+      streamLeaseMs(services),
+    );
+    if (result !== 'ok') return false;
+    if (!this.#nonEmpty) await this.#lookAtOutbox();
+    if (this.#kind === 'result' && this.#nonEmpty) {
+      await resendOrphans(this.#ctx, this.#stream, taskId, (entries) => this.#rendering(entries));
+    }
+    this.#carrying = true;
+    return true;
+  }
+
+  async #lookAtOutbox(): Promise<void> {
+    const { services } = this.#ctx;
+    if ((await services.redis.exists(services.keys.taskOutbox(this.#task.taskId))) === 1) this.#nonEmpty = true;
+  }
+
+  /**
+   * How this stream renders the task's `entries`: the session's log level is read at every pass that has a
+   * log message to filter (it may change), and only then.
+   */
+  async #rendering(entries: readonly OutboxEntry[]): Promise<OutboxRendering> {
+    const { services, session } = this.#ctx;
+    const logs = entries.some((entry) => entry.message.type === 'log');
+    const logLevel = logs ? await services.sessions.logLevel(session.sessionId) : undefined;
+    const { progressToken, taskId } = this.#task;
+    return {
+      ...(progressToken !== undefined && { progressToken }),
+      ...(logLevel !== undefined && { logLevel }),
+      ...(this.#kind === 'result' && { relatedTaskId: taskId }),
+    };
+  }
+
+  async #heartbeat(): Promise<void> {
+    if (!this.#carrying) return this.#run(false);
+    const { services } = this.#ctx;
+    const { streamId, connectionId } = this.#stream;
+    const refreshed = await services.delivery.refresh(
+      this.#task.taskId,
+      streamId,
+      connectionId,
+      streamLeaseMs(services),
+    );
+    if (refreshed !== 'ok') this.#carrying = false;
+  }
+
+  async #close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    carriersOf(this.#ctx.services.bus).delete(this);
+    await this.#unsubscribe?.();
+    if (this.#carrying) {
+      await this.#ctx.services.delivery.release(this.#task.taskId, this.#stream.streamId, this.#stream.connectionId);
+    }
+  }
 }
 
 /**
@@ -87,7 +204,7 @@ export async function resendOrphans(
   ctx: SessionContext,
   stream: LoggedStream,
   taskId: string,
-  rendering: () => Promise<OutboxRendering>,
+  rendering: (entries: readonly OutboxEntry[]) => Promise<OutboxRendering>,
 ): Promise<void> {
   const { services } = ctx;
   const cursor = await services.delivery.cursor(taskId);
@@ -95,7 +212,7 @@ export async function resendOrphans(
   const sent = await services.outbox.range(taskId, '-', cursor);
   const orphans = await services.delivery.orphanedRequests(taskId, stream.streamId, sent);
   if (orphans.length === 0) return;
-  const render = await rendering();
+  const render = await rendering(orphans);
   for (const entry of orphans) {
     const message = outboxMessage(entry, render);
     if (message === undefined || entry.message.type !== 'request') continue;

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '@taskgate/core';
 import type { GatewayServices } from '../rpc/context.js';
-import { LoggedStream } from './logged-stream.js';
+import { LoggedStream, type StreamPositions } from './logged-stream.js';
 import { SseStream } from './sse-stream.js';
 import type { StreamRole } from './stream-registry.js';
 
@@ -12,7 +12,8 @@ export function streamLeaseMs(services: GatewayServices): number {
 
 /**
  * Starts the SSE response of a logged stream on `res`: headers out, tracked for shutdown under `role`, and
- * a heartbeat that keeps idle connections alive through proxies and refreshes the stream's leases.
+ * a heartbeat (the registry's, one timer per process) that keeps idle connections alive through proxies and
+ * refreshes the stream's leases. A session's GET stream passes its `positions` (see `LoggedStream`).
  */
 export function connectStream(
   services: GatewayServices,
@@ -20,15 +21,13 @@ export function connectStream(
   ids: { readonly streamId: string; readonly connectionId: string },
   role: StreamRole,
   logger: Logger,
+  positions?: StreamPositions,
 ): LoggedStream {
-  let stream: LoggedStream | undefined;
-  const sse = new SseStream(res, {
-    heartbeatMs: services.options.sseHeartbeatMs,
-    onHeartbeat: () => void stream?.heartbeat(),
-  });
-  stream = new LoggedStream(services.events, sse, ids, streamLeaseMs(services), logger);
+  const sse = new SseStream(res);
+  const stream = new LoggedStream(services.events, sse, ids, streamLeaseMs(services), logger, positions);
+  sse.owner = stream;
+  // Heartbeats from the registry's one timer; once the connection ends, shutdown waits for the clean-up.
   services.streams.add(sse, role);
-  services.streams.track(stream.closed());
   return stream;
 }
 
@@ -48,5 +47,34 @@ export async function openLoggedStream(
   const priming = prime ? await services.events.append(ids.streamId, ids.connectionId, '') : undefined;
   const stream = connectStream(services, res, ids, role, logger);
   if (priming !== undefined) stream.sse.event(priming, '', services.options.sseRetryMs);
+  return stream;
+}
+
+/**
+ * The id of a task stream's priming event: "before the stream's first event". It is not logged (a logged
+ * priming event costs an event-log append, about ten Redis commands, for every tasks/result that waits):
+ * the stream's state exists from the start, `EventLog` numbers the first logged event 1, and a resumption
+ * from ordinal 0 replays the log from its start, checks that nothing was trimmed (the next event must be
+ * number 1), and answers 204 for a finished stream with nothing logged.
+ */
+export function beforeFirstEventId(streamId: string): string {
+  return `${streamId}_0-0`;
+}
+
+/**
+ * Like `connectStream` for a new tasks/result or direct-call stream, primed when `prime` with an id the
+ * client can resume from whenever the connection ends (`beforeFirstEventId`), empty data and the `retry`
+ * field (transport spec), written with the response headers. The stream's state must exist already.
+ */
+export function openTaskConnection(
+  services: GatewayServices,
+  res: ServerResponse,
+  ids: { readonly streamId: string; readonly connectionId: string },
+  role: 'result' | 'direct',
+  logger: Logger,
+  prime: boolean,
+): LoggedStream {
+  const stream = connectStream(services, res, ids, role, logger);
+  if (prime) stream.sse.event(beforeFirstEventId(ids.streamId), '', services.options.sseRetryMs);
   return stream;
 }

@@ -12,7 +12,8 @@ import { runTaskStream } from './task-stream.js';
  * `GET /mcp`: the session's stream, or, with `Last-Event-ID`, the resumption of any stream of the session
  * (its GET stream, a tasks/result or a direct call's response) on this pod, whichever pod it started on:
  * the logged events after that id are replayed, then the stream goes on where it stopped, so nothing is lost
- * and nothing repeated (transport spec, Resumability and Redelivery).
+ * and nothing repeated (transport spec, Resumability and Redelivery). A GET stream's ids also name a
+ * position in the session's feed, from which its status notifications are sent again (`EventLog.eventId`).
  */
 export async function openGetStream(ctx: SessionContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const header = req.headers['last-event-id'];
@@ -31,6 +32,10 @@ export async function openGetStream(ctx: SessionContext, req: IncomingMessage, r
     ctx.logger.debug({ stream: parsed.streamId }, 'unknown stream to resume; opening the session stream');
     return openSessionStream(ctx, res);
   }
+  // Only a session's GET stream has ids with a feed position.
+  if (parsed.feedEntryId !== undefined && state.kind !== 'session') {
+    throw HttpError.badRequest('Bad Request: Last-Event-ID is not an event id of this stream');
+  }
   if (!(await events.complete(parsed.streamId, parsed.entryId))) {
     ctx.logger.warn({ stream: parsed.streamId, kind: state.kind }, 'events to resume from were trimmed');
     if (state.kind === 'session') return openSessionStream(ctx, res);
@@ -41,7 +46,7 @@ export async function openGetStream(ctx: SessionContext, req: IncomingMessage, r
         '(tasks/result of a running task waits for it again)',
     );
   }
-  if (state.kind === 'session') return resumeSessionStream(ctx, res, state, parsed.entryId);
+  if (state.kind === 'session') return resumeSessionStream(ctx, res, state, parsed);
   return resumeTaskStream(ctx, res, state, parsed.entryId);
 }
 

@@ -1,11 +1,33 @@
-import { EventLog, type Logger, type RelayInput, type RelayOutcome } from '@taskgate/core';
+import { compareEntryIds, EventLog, type Logger, type RelayInput, type RelayOutcome } from '@taskgate/core';
 import type { SseStream } from './sse-stream.js';
+
+/** Where a session's GET stream stands, which every one of its event ids names (see `EventLog.eventId`). */
+export interface StreamPositions {
+  /** Entry id of the last event logged on the stream (`0-0` before the first). */
+  readonly log: string;
+  /** The last session-feed entry the stream processed. */
+  readonly feed: string;
+}
+
+/** A status notification of the session's feed, as the GET stream writes it (not logged). */
+export interface FeedEvent {
+  readonly feedId: string;
+  readonly data: string;
+}
+
+/** The status notifications of the session's feed after `after`, up to `upTo` included, oldest first. */
+export type FeedEvents = (after: string, upTo: string) => Promise<readonly FeedEvent[]>;
 
 /**
  * One HTTP connection carrying a resumable SSE stream: every event goes into the stream's Redis event log
  * first (fenced by the connection lease, so a connection whose stream was resumed elsewhere writes nothing
  * more) and then onto the connection, in one queue, so the client sees the log's order. Whatever it wrote
  * can be replayed from the log on any pod after `Last-Event-ID`.
+ *
+ * A session's GET stream (constructed with `positions`) writes its status notifications without logging
+ * them (`status`): the session's feed holds them. Its event ids name both positions, `<streamId>_<log>_<feed>`,
+ * its logged events store the feed position with them, and a replay reads the feed's status notifications
+ * again between the logged events they preceded — the same events under the same ids.
  */
 export class LoggedStream {
   readonly streamId: string;
@@ -18,6 +40,8 @@ export class LoggedStream {
   readonly #heartbeats: (() => Promise<unknown>)[] = [];
   #queue: Promise<unknown> = Promise.resolve();
   #closed: Promise<void> | undefined;
+  /** A session stream's positions, moved in queue order (so each event's id names where it stands). */
+  #positions: { log: string; feed: string } | undefined;
 
   constructor(
     log: EventLog,
@@ -25,6 +49,7 @@ export class LoggedStream {
     ids: { readonly streamId: string; readonly connectionId: string },
     leaseMs: number,
     logger: Logger,
+    positions?: StreamPositions,
   ) {
     this.#log = log;
     this.sse = sse;
@@ -32,7 +57,13 @@ export class LoggedStream {
     this.connectionId = ids.connectionId;
     this.#leaseMs = leaseMs;
     this.#logger = logger;
+    this.#positions = positions === undefined ? undefined : { ...positions };
     sse.signal.addEventListener('abort', () => void this.closed(), { once: true });
+  }
+
+  /** A session stream's feed position: the last feed entry it processed (after the writes queued so far). */
+  get feedPosition(): string | undefined {
+    return this.#positions?.feed;
   }
 
   /** Aborted when the connection ends (client gone, stream ended, or taken over by a resumption). */
@@ -49,9 +80,29 @@ export class LoggedStream {
   emit(message: unknown, state: Readonly<Record<string, string>> = {}): Promise<boolean> {
     const data = JSON.stringify(message);
     return this.#step(async () => {
-      const id = await this.#log.append(this.streamId, this.connectionId, data, state);
-      return id === undefined ? 'fenced' : this.sse.event(id, data);
+      const feed = this.#positions?.feed;
+      const id = await this.#log.append(this.streamId, this.connectionId, data, state, feed);
+      return id === undefined ? 'fenced' : this.sse.event(this.#logged(id.slice(this.streamId.length + 1)), data);
     });
+  }
+
+  /**
+   * A session stream: writes the status notification of feed entry `feedId` without logging it (the feed
+   * holds it; a resumption reads it there again) and moves the feed position to it. False when the
+   * connection is gone (a resumption sends it).
+   */
+  status(feedId: string, message: unknown): Promise<boolean> {
+    const data = JSON.stringify(message);
+    return this.#queued(async () => {
+      if (!this.isOpen) return false;
+      this.#moveFeed(feedId);
+      return this.sse.event(this.#eventId(), data);
+    });
+  }
+
+  /** A session stream: moves the feed position past an entry that needed no event of its own. */
+  passFeed(feedId: string): void {
+    void this.#queued(async () => this.#moveFeed(feedId));
   }
 
   /** Sets state fields without an event (the stream ends without a response). */
@@ -64,27 +115,44 @@ export class LoggedStream {
   /** Moves one outbox entry of a task onto this stream (exactly once across streams) and writes it. */
   relay(input: RelayInput): Promise<RelayOutcome> {
     return this.#queued(async () => {
-      const outcome = await this.#log.relay(this.streamId, this.connectionId, input);
-      if (outcome.kind === 'relayed' && outcome.eventId !== undefined && input.data !== undefined) {
-        this.sse.event(outcome.eventId, input.data);
+      const feed = this.#positions?.feed;
+      const outcome = await this.#log.relay(this.streamId, this.connectionId, {
+        ...input,
+        ...(feed !== undefined && { feedPosition: feed }),
+      });
+      if (outcome.kind === 'relayed' && outcome.entryId !== undefined && input.data !== undefined) {
+        this.sse.event(this.#logged(outcome.entryId), input.data);
       }
       if (outcome.kind === 'fenced') this.#lost();
       return outcome;
     });
   }
 
-  /** Writes the logged events after `entryId` again (a resumption); resolves to how many there were. */
-  replay(entryId: string): Promise<number> {
+  /**
+   * Writes the logged events after `entryId` again (a resumption); resolves to how many events it wrote.
+   * A session stream also writes, before each logged event, the feed's status notifications it had written
+   * before that event (`statuses`, up to the feed position stored with the event).
+   */
+  replay(entryId: string, statuses?: FeedEvents): Promise<number> {
     return this.#queued(async () => {
       let after = entryId;
       let count = 0;
       for (;;) {
         const events = await this.#log.readAfter(this.streamId, after, 500);
-        for (const event of events) this.sse.event(event.id, event.data);
-        count += events.length;
+        for (const event of events) {
+          const positions = this.#positions;
+          if (positions !== undefined) {
+            if (statuses !== undefined && event.feed !== undefined && compareEntryIds(event.feed, positions.feed) > 0) {
+              count += await this.#catchUp(statuses, event.feed);
+            }
+            positions.log = event.entryId;
+          }
+          this.sse.event(this.#eventId(event.entryId), event.data);
+          count += 1;
+        }
         const last = events.at(-1);
         if (last === undefined || events.length < 500) return count;
-        after = last.id.slice(this.streamId.length + 1);
+        after = last.entryId;
       }
     });
   }
@@ -94,7 +162,11 @@ export class LoggedStream {
    * stream over), then runs the stream's own heartbeat work (its other leases, safety re-reads).
    */
   async heartbeat(): Promise<void> {
-    const held = await this.#log.refreshConnection(this.streamId, this.connectionId, this.#leaseMs).catch(() => true);
+    // A session stream also keeps its log and state alive while connected: its status events log nothing.
+    const held = await (this.#positions === undefined
+      ? this.#log.refreshConnection(this.streamId, this.connectionId, this.#leaseMs)
+      : this.#log.keepAlive(this.streamId, this.connectionId, this.#leaseMs)
+    ).catch(() => true);
     if (!held) return this.#lost();
     for (const beat of this.#heartbeats) {
       await beat().catch((error: unknown) =>
@@ -159,6 +231,37 @@ export class LoggedStream {
     const run = this.#queue.then(work);
     this.#queue = run.catch(() => {});
     return run;
+  }
+
+  /** Writes the feed's status notifications up to `upTo` during a replay, and moves the feed position there. */
+  async #catchUp(statuses: FeedEvents, upTo: string): Promise<number> {
+    const positions = this.#positions;
+    if (positions === undefined) return 0;
+    const events = await statuses(positions.feed, upTo);
+    for (const event of events) {
+      this.#moveFeed(event.feedId);
+      this.sse.event(this.#eventId(), event.data);
+    }
+    this.#moveFeed(upTo);
+    return events.length;
+  }
+
+  /** Moves a session stream's feed position forward (never back). */
+  #moveFeed(feedId: string): void {
+    const positions = this.#positions;
+    if (positions === undefined) throw new Error('only a session stream has a feed position');
+    if (compareEntryIds(feedId, positions.feed) > 0) positions.feed = feedId;
+  }
+
+  /** The id of an event just logged as `entryId` (a session stream's log position moves to it). */
+  #logged(entryId: string): string {
+    if (this.#positions !== undefined) this.#positions.log = entryId;
+    return this.#eventId(entryId);
+  }
+
+  /** The id of an event at log entry `entryId` (default: a session stream's current one), at the current feed position. */
+  #eventId(entryId = this.#positions?.log ?? '0-0'): string {
+    return EventLog.eventId(this.streamId, entryId, this.#positions?.feed);
   }
 
   /** Another connection took the stream over (a resumption elsewhere): this one just stops. */

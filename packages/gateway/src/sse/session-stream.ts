@@ -11,15 +11,20 @@ import {
 import { ErrorCode } from '@taskgate/protocol';
 import { HttpError } from '../http/http-error.js';
 import { subscribeResourceNotices } from '../resources/resource-notices.js';
-import type { SessionContext } from '../rpc/context.js';
+import type { GatewayServices, SessionContext } from '../rpc/context.js';
 import type { OutboxRendering } from '../tasks/outbox-messages.js';
 import { OutboxRelay } from '../tasks/outbox-relay.js';
 import { resendOrphans } from './carry-outbox.js';
-import { connectStream, openLoggedStream, streamLeaseMs } from './connect-stream.js';
-import { type LoggedStream, newStreamIds } from './logged-stream.js';
+import { connectStream, streamLeaseMs } from './connect-stream.js';
+import { type FeedEvent, type LoggedStream, newStreamIds } from './logged-stream.js';
 import { understandsPriming } from './task-stream.js';
 
 const FEED_BATCH = 100;
+/**
+ * Published on the session's channel when its GET stream is resumed: a connection still carrying the stream
+ * elsewhere stops at once (its logged writes are fenced anyway, but status notifications are not logged).
+ */
+const STREAM_RESUMED = '{"streamResumed":true}';
 
 /** Claims the session's one-GET-stream lease for `streamId`: 404 when the session is gone, 409 when held. */
 async function claimSessionLease(ctx: SessionContext, streamId: string): Promise<void> {
@@ -34,7 +39,9 @@ async function claimSessionLease(ctx: SessionContext, streamId: string): Promise
 /**
  * `GET /mcp` without `Last-Event-ID`: the session's stream, new. A lease in Redis keeps it to one open GET
  * stream per session across all gateways, so no message goes out twice. It starts at the head of the
- * session's feed and is primed with an event id, so the client can resume it on any pod.
+ * session's feed, which its state keeps, and is primed with an event id, so the client can resume it on any
+ * pod: the priming event is the one logged event whose id (`<streamId>_<entryId>`) names no feed position,
+ * and a resumption from it starts at that head.
  */
 export async function openSessionStream(ctx: SessionContext, res: ServerResponse): Promise<void> {
   const { services } = ctx;
@@ -43,41 +50,87 @@ export async function openSessionStream(ctx: SessionContext, res: ServerResponse
   const head = await services.feed.head(ctx.session.sessionId);
   const state = { streamId: ids.streamId, kind: 'session' as const, session: Keys.digest(ctx.session.sessionId) };
   await services.events.create({ ...state, feedPosition: head }, ids.connectionId, streamLeaseMs(services));
-  const stream = await openLoggedStream(services, res, ids, 'session', ctx.logger, understandsPriming(ctx.session));
+  const priming = understandsPriming(ctx.session)
+    ? await services.events.append(ids.streamId, ids.connectionId, '', {}, head)
+    : undefined;
+  const log = priming === undefined ? '0-0' : priming.slice(ids.streamId.length + 1);
+  const stream = connectStream(services, res, ids, 'session', ctx.logger, { log, feed: head });
+  if (priming !== undefined) stream.sse.event(priming, '', services.options.sseRetryMs);
   ctx.logger.debug({ stream: ids.streamId }, 'session stream opened');
-  await runSessionStream(ctx, stream, head);
+  await runSessionStream(ctx, stream);
 }
 
-/** Resumes the session's GET stream after `entryId` (its events replayed first), on this pod. */
+/**
+ * Resumes the session's GET stream from the positions an event id names (`EventLog.eventId`), on this pod:
+ * the logged events after the log position are replayed, each preceded by the feed's status notifications
+ * that went out before it, then the stream runs on from the feed position it reached. A
+ * `<streamId>_<entryId>` id (the priming event, or an event of a gateway before feed positions) resumes
+ * from the feed position the stream's state keeps.
+ */
 export async function resumeSessionStream(
   ctx: SessionContext,
   res: ServerResponse,
   state: StreamState,
-  entryId: string,
+  from: { readonly entryId: string; readonly feedEntryId?: string },
 ): Promise<void> {
   const { services } = ctx;
+  const { sessionId } = ctx.session;
+  const feed = from.feedEntryId ?? state.feedPosition ?? (await services.feed.head(sessionId));
   await claimSessionLease(ctx, state.streamId);
   const ids = { streamId: state.streamId, connectionId: newStreamIds().connectionId };
   await services.events.takeConnection(ids.streamId, ids.connectionId, streamLeaseMs(services));
-  const stream = connectStream(services, res, ids, 'session', ctx.logger);
-  await stream.replay(entryId);
-  ctx.logger.debug({ stream: ids.streamId }, 'session stream resumed');
-  await runSessionStream(ctx, stream, state.feedPosition ?? (await services.feed.head(ctx.session.sessionId)));
+  await services.redis.publish(services.keys.sessionChannel(sessionId), STREAM_RESUMED);
+  const stream = connectStream(services, res, ids, 'session', ctx.logger, { log: from.entryId, feed });
+  const replayed = await stream.replay(from.entryId, (after, upTo) => feedStatuses(services, sessionId, after, upTo));
+  ctx.logger.debug({ stream: ids.streamId, replayed }, 'session stream resumed');
+  await runSessionStream(ctx, stream);
+}
+
+/** The `notifications/tasks/status` of a status entry of the feed; undefined for a direct call's (no task). */
+function statusNotification(snapshot: string): Record<string, unknown> | undefined {
+  const fields = JSON.parse(snapshot) as Record<string, string> & { taskId: string };
+  if (fields.kind === 'direct') return undefined;
+  return {
+    jsonrpc: '2.0',
+    method: 'notifications/tasks/status',
+    params: toTask(recordFromFields(fields.taskId, fields)),
+  };
+}
+
+/** The status notifications of the session's feed after `after`, up to `upTo` included (a replay's). */
+async function feedStatuses(
+  services: GatewayServices,
+  sessionId: string,
+  after: string,
+  upTo: string,
+): Promise<FeedEvent[]> {
+  const events: FeedEvent[] = [];
+  for (let from = after; ; ) {
+    const entries = await services.feed.readAfter(sessionId, from, FEED_BATCH, upTo);
+    for (const entry of entries) {
+      const notification = entry.kind === 'status' ? statusNotification(entry.snapshot) : undefined;
+      if (notification !== undefined) events.push({ feedId: entry.id, data: JSON.stringify(notification) });
+    }
+    const last = entries.at(-1);
+    if (last === undefined || entries.length < FEED_BATCH) return events;
+    from = last.id;
+  }
 }
 
 /**
- * Runs the session's GET stream on this connection from `feedPosition` of the session's feed: status
- * notifications of the session's tasks (NTF-1; the Task as params, no related-task `_meta`, NTF-3), in feed
- * order with the messages of its tasks that no tasks/result stream carries (INP-5: requests with the
- * related-task `_meta`, progress with the original token), and `notifications/tools/list_changed`.
- * Every event is logged with the feed position it came from, so a resumption continues exactly there.
+ * Runs the session's GET stream on this connection from the stream's feed position: status notifications
+ * of the session's tasks (NTF-1; the Task as params, no related-task `_meta`, NTF-3), in feed order with the
+ * messages of its tasks that no tasks/result stream carries (INP-5: requests with the related-task `_meta`,
+ * progress with the original token), and list-changed and resource notifications. Status notifications
+ * are not logged (their ids name their feed entries); everything else is, with the feed position, so a
+ * resumption continues exactly there.
  */
-async function runSessionStream(ctx: SessionContext, stream: LoggedStream, feedPosition: string): Promise<void> {
+async function runSessionStream(ctx: SessionContext, stream: LoggedStream): Promise<void> {
   const { services, session } = ctx;
   const { sessionId } = session;
   const ownerId = Keys.ownerId(ctx.owner);
   const relays = new Map<string, Promise<OutboxRelay | undefined>>();
-  let position = feedPosition;
+  let position = stream.feedPosition ?? (await services.feed.head(sessionId));
   let reading: Promise<void> | undefined;
   let again = false;
 
@@ -116,19 +169,14 @@ async function runSessionStream(ctx: SessionContext, stream: LoggedStream, feedP
     }
   };
 
+  // False when the stream ended: the entry is left for a resumption.
   const onEntry = async (entry: FeedEntry): Promise<boolean> => {
     if (entry.kind === 'outbox') {
       await deliver(entry.taskId);
       return true;
     }
-    const fields = JSON.parse(entry.snapshot) as Record<string, string> & { taskId: string };
-    if (fields.kind === 'direct') return true;
-    const notification = {
-      jsonrpc: '2.0',
-      method: 'notifications/tasks/status',
-      params: toTask(recordFromFields(fields.taskId, fields)),
-    };
-    return await stream.emit(notification, { feed: entry.id });
+    const notification = statusNotification(entry.snapshot);
+    return notification === undefined ? true : await stream.status(entry.id, notification);
   };
   const readFeed = (): Promise<void> => {
     if (reading !== undefined) {
@@ -144,6 +192,7 @@ async function runSessionStream(ctx: SessionContext, stream: LoggedStream, feedP
             for (const entry of entries) {
               if (!(await onEntry(entry))) return;
               position = entry.id;
+              stream.passFeed(entry.id);
             }
             if (entries.length < FEED_BATCH) break;
           }
@@ -187,7 +236,11 @@ async function runSessionStream(ctx: SessionContext, stream: LoggedStream, feedP
     unsubscribes.push(
       await services.bus.subscribe(services.keys.sessionChannel(sessionId), (message) => {
         if (message === SESSION_ENDED) stream.end();
-        else safely(readFeed)();
+        else if (message === STREAM_RESUMED) {
+          safely(async () => {
+            if (!(await stream.holds())) stream.end();
+          })();
+        } else safely(readFeed)();
       }),
     );
     unsubscribes.push(

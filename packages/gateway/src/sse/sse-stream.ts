@@ -1,13 +1,20 @@
 import type { ServerResponse } from 'node:http';
 
 export interface SseStreamOptions {
-  /** Interval of keep-alive comments (ms), so idle streams survive proxies. */
-  readonly heartbeatMs: number;
-  /** Runs at every heartbeat (e.g. to refresh a lease); errors are the caller's to handle. */
-  readonly onHeartbeat?: () => void;
   /** Extra response headers. */
   readonly headers?: Readonly<Record<string, string>>;
 }
+
+/** Who runs a stream's heartbeat work and its clean-up after the connection ended (a `LoggedStream`). */
+export interface SseStreamOwner {
+  /** Runs at every heartbeat, after the keep-alive comment (e.g. to refresh leases); must not reject. */
+  heartbeat(): Promise<unknown>;
+  /** Resolves once the clean-up after the connection's end ran (giving leases up). */
+  closed(): Promise<unknown>;
+}
+
+/** The `reason` of every stream's signal. */
+const STREAM_ENDED = new Error('The SSE stream ended');
 
 /**
  * One Server-Sent Events response. Writes JSON-RPC messages as `message` events, keeps the connection alive
@@ -15,16 +22,20 @@ export interface SseStreamOptions {
  *
  * Event ids are the caller's: resumable streams (`LoggedStream`: a Redis event log per stream and
  * `Last-Event-ID`) log each event first and write it with `event(id, data)`, so this class stays a writer.
+ * It has no timer of its own: the process's `StreamRegistry` calls `heartbeat()` of every open stream.
  */
 export class SseStream {
   /** Aborted when the connection ends: the client went away, or `end()` was called. */
   readonly signal: AbortSignal;
   readonly #res: ServerResponse;
   readonly #abort = new AbortController();
-  readonly #heartbeat: NodeJS.Timeout;
   #endedByServer = false;
+  /** Runs the heartbeat work and the clean-up (set once, right after construction). */
+  owner: SseStreamOwner | undefined;
+  /** Told once, after the connection ended (the registry that tracks the stream). */
+  #onEnd: ((stream: SseStream) => void) | undefined;
 
-  constructor(res: ServerResponse, options: SseStreamOptions) {
+  constructor(res: ServerResponse, options: SseStreamOptions = {}) {
     this.#res = res;
     this.signal = this.#abort.signal;
     res.writeHead(200, {
@@ -37,13 +48,8 @@ export class SseStream {
     });
     res.flushHeaders();
     res.socket?.setNoDelay(true);
-    this.#heartbeat = setInterval(() => {
-      if (!this.isOpen) return;
-      this.#write(': keep-alive\n\n');
-      options.onHeartbeat?.();
-    }, options.heartbeatMs);
-    this.#heartbeat.unref();
-    res.once('close', () => this.#closed());
+    // 'close' comes once: `on` spares the wrapper `once` makes.
+    res.on('close', () => this.#closed());
     // The client may have gone before we got here, in which case 'close' fired already.
     if (res.destroyed || res.socket === null || res.socket.destroyed) this.#closed();
   }
@@ -51,6 +57,23 @@ export class SseStream {
   /** True until the connection ended. */
   get isOpen(): boolean {
     return !this.signal.aborted;
+  }
+
+  /**
+   * One heartbeat: a keep-alive comment (idle streams survive proxies), then the owner's heartbeat work.
+   * The registry calls it every `sseHeartbeatMs` while the stream is open.
+   */
+  heartbeat(): void {
+    if (!this.isOpen) return;
+    this.#write(': keep-alive\n\n');
+    void this.owner?.heartbeat();
+  }
+
+  /** Calls `listener` once when the connection ends; false (and no call) when it has ended already. */
+  onEnd(listener: (stream: SseStream) => void): boolean {
+    if (!this.isOpen) return false;
+    this.#onEnd = listener;
+    return true;
   }
 
   /** True when this side ended the stream (as opposed to the client going away). */
@@ -96,7 +119,11 @@ export class SseStream {
   }
 
   #closed(): void {
-    clearInterval(this.#heartbeat);
-    if (!this.signal.aborted) this.#abort.abort();
+    if (this.signal.aborted) return;
+    // A reason of our own: the default one is a DOMException, which captures a stack trace.
+    this.#abort.abort(STREAM_ENDED);
+    const onEnd = this.#onEnd;
+    this.#onEnd = undefined;
+    onEnd?.(this);
   }
 }

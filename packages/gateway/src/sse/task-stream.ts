@@ -1,13 +1,19 @@
 import type { ServerResponse } from 'node:http';
-import { errorMessage as describe, Keys, type SessionRecord, taskExpired } from '@taskgate/core';
+import {
+  errorMessage as describe,
+  Keys,
+  type Logger,
+  type SessionRecord,
+  type StoredTask,
+  taskExpired,
+} from '@taskgate/core';
 import { type RequestId, toJsonRpcError } from '@taskgate/protocol';
 import { errorMessage, resultMessage, type SessionContext } from '../rpc/context.js';
 import { cancelUnlessResumed, directCallOutcome } from '../rpc/direct-call.js';
 import { auditRetrieval, terminalOutcome } from '../rpc/tasks-result.js';
-import type { OutboxRendering } from '../tasks/outbox-messages.js';
 import type { WatchOutcome } from '../tasks/task-watcher.js';
 import { carryOutbox } from './carry-outbox.js';
-import { openLoggedStream, streamLeaseMs } from './connect-stream.js';
+import { openTaskConnection, streamLeaseMs } from './connect-stream.js';
 import { type LoggedStream, newStreamIds } from './logged-stream.js';
 
 /** The request a task stream answers: `tasks/result` of a task, or a direct (non-task) `tools/call`. */
@@ -15,6 +21,8 @@ export interface TaskStreamTarget {
   readonly kind: 'result' | 'direct';
   readonly taskId: string;
   readonly rpcId: RequestId;
+  /** The task as the request's handler read it (its fixed fields: ttl, progress token), so it is not read again. */
+  readonly task?: StoredTask;
 }
 
 /** Whether the client understands priming events (empty data): protocol 2025-11-25 and later, as in the SDK. */
@@ -23,7 +31,7 @@ export function understandsPriming(session: SessionRecord): boolean {
 }
 
 /**
- * Answers a POST with a new resumable SSE stream for `target`: logged in Redis, primed with an event id
+ * Answers a POST with a new resumable SSE stream for `target`: its state in Redis, primed with an event id
  * and the `retry` field (transport spec), then run until the response is out or the client goes away.
  */
 export async function openTaskStream(
@@ -41,8 +49,8 @@ export async function openTaskStream(
     rpcId: target.rpcId,
   };
   await services.events.create(state, ids.connectionId, streamLeaseMs(services));
-  const stream = await openLoggedStream(services, res, ids, target.kind, ctx.logger, understandsPriming(ctx.session));
-  await runTaskStream(ctx, stream, target);
+  const stream = openTaskConnection(services, res, ids, target.kind, ctx.logger, understandsPriming(ctx.session));
+  return runTaskStream(ctx, stream, target);
 }
 
 /**
@@ -58,26 +66,15 @@ export async function runTaskStream(
   target: TaskStreamTarget,
 ): Promise<void> {
   const { services } = ctx;
-  const logger = ctx.logger.child({ taskId: target.taskId, stream: stream.streamId });
   try {
-    const record = await services.tasks.read(target.taskId);
-    const rendering = async (): Promise<OutboxRendering> => {
-      const logLevel = await services.sessions.logLevel(ctx.session.sessionId);
-      return {
-        ...(record?.progressToken !== undefined && { progressToken: record.progressToken }),
-        ...(logLevel !== undefined && { logLevel }),
-        ...(target.kind === 'result' && { relatedTaskId: target.taskId }),
-      };
-    };
-    const carrier =
-      record === undefined ? undefined : await carryOutbox(ctx, stream, record, rendering, target.kind === 'result');
-    const waited = await services.watcher.untilTerminal(target.taskId, {
-      signal: stream.signal,
-      pollMs: services.pollMs,
-    });
+    const record = target.task ?? (await services.tasks.read(target.taskId));
+    // The task's channel and its outbox's are subscribed together; the outcome is acted on once the outbox is carried.
+    const watching = services.watcher.untilTerminal(target.taskId, { signal: stream.signal });
+    const carrier = record === undefined ? undefined : await carryOutbox(ctx, stream, record, target.kind);
+    const waited = await watching;
     if (waited.kind === 'aborted') {
       if (target.kind === 'direct' && record !== undefined && !stream.sse.endedByServer) {
-        cancelUnlessResumed(services, record, stream.streamId, logger);
+        cancelUnlessResumed(services, record, stream.streamId, streamLogger(ctx, stream, target));
       }
       return;
     }
@@ -86,11 +83,16 @@ export async function runTaskStream(
       ? finishResult(ctx, stream, target, waited)
       : finishDirect(ctx, stream, target, waited));
   } catch (error) {
-    logger.error({ err: describe(error) }, 'task stream failed');
+    streamLogger(ctx, stream, target).error({ err: describe(error) }, 'task stream failed');
     await stream.emit(errorMessage(target.rpcId, toJsonRpcError(error)), { done: '1' }).catch(() => false);
   } finally {
     stream.end();
   }
+}
+
+/** The stream's logger, made when something is to be logged (most streams log nothing). */
+function streamLogger(ctx: SessionContext, stream: LoggedStream, target: TaskStreamTarget): Logger {
+  return ctx.logger.child({ taskId: target.taskId, stream: stream.streamId });
 }
 
 /** tasks/result: the exact stored outcome with the related-task `_meta` (RES-1, RES-3), or its error. */

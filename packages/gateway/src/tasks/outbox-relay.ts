@@ -11,8 +11,11 @@ export interface OutboxRelayOptions {
   readonly mode: 'carrier' | 'fallback';
   /** The task's expiry (unix ms), which bounds its relay state. */
   readonly expiresAt: number;
-  /** How this stream renders the task's entries (read at every pass: the log level may change). */
-  readonly rendering: () => Promise<OutboxRendering>;
+  /**
+   * How this stream renders `entries` of the task (asked at every pass: the log level may change; a
+   * rendering needs the session's log level only when a log message is among them).
+   */
+  readonly rendering: (entries: readonly OutboxEntry[]) => Promise<OutboxRendering>;
 }
 
 const BATCH = 100;
@@ -72,7 +75,7 @@ export class OutboxRelay {
       const cursor = await this.#delivery.cursor(taskId);
       const entries = await this.#outbox.read(taskId, cursor, BATCH);
       if (entries.length === 0) return 'idle';
-      const rendering = await this.#options.rendering();
+      const rendering = await this.#options.rendering(entries);
       for (const entry of entries) {
         const message = outboxMessage(entry, rendering);
         const requestId = requestIdOf(entry);

@@ -1,5 +1,6 @@
 import { type EventBus, type Keys, recordFromFields, type TaskRecord, type TaskStore } from '@taskgate/core';
 import { isTerminalStatus } from '@taskgate/protocol';
+import type { Redis } from 'ioredis';
 
 /** How waiting for a task ended. */
 export type WatchOutcome =
@@ -10,73 +11,226 @@ export type WatchOutcome =
 export interface WatchOptions {
   /** Ends the wait with `aborted` (the client went away, the gateway shuts down). */
   readonly signal: AbortSignal;
-  /** Safety re-read interval (ms): pub/sub is at-most-once. */
-  readonly pollMs: number;
+}
+
+export interface TaskWatcherOptions {
+  readonly bus: EventBus;
+  readonly store: TaskStore;
+  readonly keys: Keys;
+  /** The commands connection, for the batched safety re-reads. */
+  readonly redis: Redis;
+  /** Interval of the safety re-read of every watched task (ms). Default 30 s. */
+  readonly safetyMs?: number;
+}
+
+const ABORTED: WatchOutcome = { kind: 'aborted' };
+const GONE: WatchOutcome = { kind: 'gone' };
+/** Tasks per pipeline of a safety re-read. */
+const BATCH = 1000;
+
+/** One `untilTerminal` call. It is its signal's abort listener itself (`handleEvent`): no closure per waiter. */
+class Waiter {
+  readonly watch: Watch;
+  readonly signal: AbortSignal;
+  readonly resolve: (outcome: WatchOutcome) => void;
+
+  constructor(watch: Watch, signal: AbortSignal, resolve: (outcome: WatchOutcome) => void) {
+    this.watch = watch;
+    this.signal = signal;
+    this.resolve = resolve;
+  }
+
+  handleEvent(): void {
+    this.watch.settle(this, ABORTED);
+  }
+}
+
+/** The waiters of one task, and the one channel subscription they share. */
+class Watch {
+  readonly taskId: string;
+  /** Nearly always one: an array is smaller than a Set. */
+  readonly waiters: Waiter[] = [];
+  /** Receives the task channel's messages (one function per watched task). */
+  readonly listener: (message: string) => void;
+  readonly #release: (watch: Watch) => void;
+  /** `pending` until Redis confirmed the SUBSCRIBE; `failed`: subscribed again at the next safety re-read. */
+  subscription: 'pending' | 'live' | 'failed' = 'pending';
+  unsubscribe: (() => Promise<void>) | undefined;
+  /** No waiter left: the watch is out of the watcher's map. */
+  released = false;
+
+  constructor(taskId: string, onMessage: (watch: Watch, message: string) => void, release: (watch: Watch) => void) {
+    this.taskId = taskId;
+    this.listener = (message) => onMessage(this, message);
+    this.#release = release;
+  }
+
+  /** Ends one waiter's wait. */
+  settle(waiter: Waiter, outcome: WatchOutcome): void {
+    const index = this.waiters.indexOf(waiter);
+    if (index < 0) return;
+    this.waiters.splice(index, 1);
+    waiter.signal.removeEventListener('abort', waiter);
+    waiter.resolve(outcome);
+    if (this.waiters.length === 0) this.#release(this);
+  }
+
+  /** Ends every waiter's wait. */
+  settleAll(outcome: WatchOutcome): void {
+    for (const waiter of [...this.waiters]) this.settle(waiter, outcome);
+  }
+
+  /** Settles the waiters when `record` says the task is over. */
+  check(record: TaskRecord | undefined): void {
+    if (record === undefined) this.settleAll(GONE);
+    else if (isTerminalStatus(record.status)) this.settleAll({ kind: 'terminal', task: record });
+  }
 }
 
 /**
  * Waits for tasks to turn terminal through the process's one EventBus: subscribe to the task's channel first,
- * then re-read (so no change between the caller's read and the subscription is lost), re-read every `pollMs`
- * and after every reconnect of the subscriber. Many waiters on one task share one subscription.
+ * then re-read (so no change between the caller's read and the subscription is lost). Many waiters on one
+ * task share one watch and one subscription.
+ *
+ * Pub/sub loses nothing on a live connection, and a reconnect re-reads every watched task. As a last safety
+ * net, one timer for the whole process re-reads the status of every watched task every `safetyMs`, in
+ * pipelines of one HGET per task — not a timer and a full read per waiter every poll interval.
  */
 export class TaskWatcher {
   readonly #bus: EventBus;
   readonly #store: TaskStore;
   readonly #keys: Keys;
+  readonly #redis: Redis;
+  readonly #safetyMs: number;
+  readonly #watches = new Map<string, Watch>();
+  #timer: NodeJS.Timeout | undefined;
+  #sweeping = false;
+  #again = false;
+  readonly #onMessage = (watch: Watch, message: string): void => this.#message(watch, message);
+  readonly #release = (watch: Watch): void => this.#unwatch(watch);
 
-  constructor(bus: EventBus, store: TaskStore, keys: Keys) {
-    this.#bus = bus;
-    this.#store = store;
-    this.#keys = keys;
+  constructor(options: TaskWatcherOptions) {
+    this.#bus = options.bus;
+    this.#store = options.store;
+    this.#keys = options.keys;
+    this.#redis = options.redis;
+    this.#safetyMs = options.safetyMs ?? 30_000;
+    this.#bus.onReconnect(() => void this.sweep());
+  }
+
+  /** Number of tasks watched now. */
+  get watched(): number {
+    return this.#watches.size;
   }
 
   /** Resolves once the task is terminal, gone (expired), or the wait was aborted. Never rejects. */
   untilTerminal(taskId: string, options: WatchOptions): Promise<WatchOutcome> {
+    const { signal } = options;
+    if (signal.aborted) return Promise.resolve(ABORTED);
     return new Promise<WatchOutcome>((resolve) => {
-      let settled = false;
-      const cleanups: (() => unknown)[] = [];
-      const finish = (outcome: WatchOutcome): void => {
-        if (settled) return;
-        settled = true;
-        for (const cleanup of cleanups) cleanup();
-        resolve(outcome);
-      };
-      const check = (record: TaskRecord | undefined): void => {
-        if (record === undefined) finish({ kind: 'gone' });
-        else if (isTerminalStatus(record.status)) finish({ kind: 'terminal', task: record });
-      };
-      const reread = (): void => {
-        if (!settled) this.#store.read(taskId).then(check, () => {});
-      };
-      const onMessage = (message: string): void => {
-        try {
-          const fields = JSON.parse(message) as Record<string, string>;
-          if (fields.status !== undefined && isTerminalStatus(fields.status as TaskRecord['status'])) {
-            check(recordFromFields(taskId, fields));
-          }
-        } catch {
-          reread();
-        }
-      };
-
-      if (options.signal.aborted) return finish({ kind: 'aborted' });
-      const onAbort = (): void => finish({ kind: 'aborted' });
-      options.signal.addEventListener('abort', onAbort, { once: true });
-      cleanups.push(() => options.signal.removeEventListener('abort', onAbort));
-      const timer = setInterval(reread, options.pollMs);
-      timer.unref();
-      cleanups.push(() => clearInterval(timer));
-      cleanups.push(this.#bus.onReconnect(reread));
-
-      this.#bus.subscribe(this.#keys.taskChannel(taskId), onMessage).then(
-        (unsubscribe) => {
-          if (settled) return void unsubscribe();
-          cleanups.push(unsubscribe);
-          reread();
-        },
-        // No subscription (the bus is closing): the safety re-reads still end the wait.
-        () => reread(),
-      );
+      let watch = this.#watches.get(taskId);
+      const fresh = watch === undefined;
+      if (watch === undefined) {
+        watch = new Watch(taskId, this.#onMessage, this.#release);
+        this.#watches.set(taskId, watch);
+      }
+      const waiter = new Waiter(watch, signal, resolve);
+      watch.waiters.push(waiter);
+      signal.addEventListener('abort', waiter, { once: true });
+      // A watch that exists already is subscribed (or about to be, and re-reads then): any change after the
+      // caller's read reaches it. A new one subscribes, then re-reads.
+      if (fresh) this.#subscribe(watch);
+      this.#startTimer();
     });
+  }
+
+  /**
+   * Re-reads every watched task now (the safety timer; after a reconnect of the subscriber), and subscribes
+   * again the watches whose subscription failed. Resolves when done; never rejects.
+   */
+  async sweep(): Promise<void> {
+    if (this.#sweeping) {
+      // A sweep under way may have read before whatever asks for this one (a reconnect): one more follows.
+      this.#again = true;
+      return;
+    }
+    this.#sweeping = true;
+    try {
+      do {
+        this.#again = false;
+        const watches = [...this.#watches.values()];
+        for (const watch of watches) if (watch.subscription === 'failed') this.#subscribe(watch);
+        for (let i = 0; i < watches.length; i += BATCH) await this.#rereadStatus(watches.slice(i, i + BATCH));
+      } while (this.#again);
+    } catch {
+      // Redis unavailable: the next sweep tries again.
+    } finally {
+      this.#sweeping = false;
+    }
+  }
+
+  #subscribe(watch: Watch): void {
+    watch.subscription = 'pending';
+    this.#bus.subscribe(this.#keys.taskChannel(watch.taskId), watch.listener).then(
+      (unsubscribe) => {
+        if (watch.released) return void unsubscribe();
+        watch.subscription = 'live';
+        watch.unsubscribe = unsubscribe;
+        this.#reread(watch);
+      },
+      () => {
+        // No subscription (the bus is closing, or Redis is away): re-read now; the safety timer subscribes again.
+        watch.subscription = 'failed';
+        this.#reread(watch);
+      },
+    );
+  }
+
+  /** One watch's full re-read. */
+  #reread(watch: Watch): void {
+    if (watch.released) return;
+    this.#store.read(watch.taskId).then(
+      (record) => watch.check(record),
+      () => {},
+    );
+  }
+
+  /** The status of many watched tasks in one pipeline; a full read only of those that ended. */
+  async #rereadStatus(watches: readonly Watch[]): Promise<void> {
+    const pipeline = this.#redis.pipeline();
+    for (const watch of watches) pipeline.hget(this.#keys.task(watch.taskId), 'status');
+    const replies = (await pipeline.exec()) ?? [];
+    watches.forEach((watch, i) => {
+      const [error, status] = replies[i] ?? [null, undefined];
+      if (error !== null || watch.released) return;
+      if (status === null || isTerminalStatus(status as TaskRecord['status'])) this.#reread(watch);
+    });
+  }
+
+  #message(watch: Watch, message: string): void {
+    try {
+      const fields = JSON.parse(message) as Record<string, string>;
+      if (fields.status !== undefined && isTerminalStatus(fields.status as TaskRecord['status'])) {
+        watch.check(recordFromFields(watch.taskId, fields));
+      }
+    } catch {
+      this.#reread(watch);
+    }
+  }
+
+  #unwatch(watch: Watch): void {
+    watch.released = true;
+    if (this.#watches.get(watch.taskId) === watch) this.#watches.delete(watch.taskId);
+    void watch.unsubscribe?.();
+    if (this.#watches.size === 0 && this.#timer !== undefined) {
+      clearInterval(this.#timer);
+      this.#timer = undefined;
+    }
+  }
+
+  #startTimer(): void {
+    if (this.#timer !== undefined) return;
+    this.#timer = setInterval(() => void this.sweep(), this.#safetyMs);
+    this.#timer.unref();
   }
 }

@@ -1,0 +1,88 @@
+import { EventBus, Keys, TaskStore } from '@taskgate/core';
+import { useRedis } from '@taskgate/test-harness';
+import { afterEach, describe, expect, it } from 'vitest';
+import { TaskWatcher } from '../src/tasks/task-watcher.js';
+
+describe('TaskWatcher', () => {
+  const redis = useRedis();
+  const buses: EventBus[] = [];
+  afterEach(async () => {
+    await Promise.all(buses.splice(0).map((bus) => bus.close()));
+  });
+
+  const setUp = (safetyMs: number) => {
+    const connection = redis.connect();
+    const keys = new Keys(redis.prefix);
+    const store = new TaskStore({ redis: connection, keys, cursorSecret: 'task-watcher-test-secret-0123456789' });
+    const bus = new EventBus(connection);
+    buses.push(bus);
+    const watcher = new TaskWatcher({ bus, store, keys, redis: connection, safetyMs });
+    const create = async () => (await store.create({ owner: 'owner', kind: 'task', tool: 'idle' })).taskId;
+    const finishSilently = (taskId: string) => connection.hset(keys.task(taskId), 'status', 'completed');
+    const channels = async (taskId: string) =>
+      Number(((await connection.pubsub('NUMSUB', keys.taskChannel(taskId))) as [string, number])[1]);
+    return { watcher, store, bus, keys, connection, create, finishSilently, channels };
+  };
+
+  it('settles every waiter of a task from one subscription, on the published change', async () => {
+    const { watcher, store, create, channels } = setUp(60_000);
+    const taskId = await create();
+    const waits = [0, 1, 2].map(() => watcher.untilTerminal(taskId, { signal: new AbortController().signal }));
+    expect(watcher.watched).toBe(1);
+    while ((await channels(taskId)) === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await channels(taskId)).toBe(1);
+    await store.finish({ taskId, ownerId: Keys.ownerId('owner') }, { result: { content: [] } });
+    const outcomes = await Promise.all(waits);
+    expect(outcomes.map((outcome) => outcome.kind === 'terminal' && outcome.task.status)).toEqual([
+      'completed',
+      'completed',
+      'completed',
+    ]);
+    expect(watcher.watched).toBe(0);
+    while ((await channels(taskId)) > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+  });
+
+  it('finds changes nobody published by its safety re-read, and tasks that are gone', async () => {
+    const { watcher, connection, keys, create, finishSilently, channels } = setUp(50);
+    const [done, gone, running] = [await create(), await create(), await create()];
+    const waiting = new AbortController();
+    const waits = [done, gone, running].map((taskId) => watcher.untilTerminal(taskId, { signal: waiting.signal }));
+    for (const taskId of [done, gone, running]) {
+      while ((await channels(taskId)) === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await finishSilently(done);
+    await connection.del(keys.task(gone));
+    expect((await waits[0])?.kind).toBe('terminal');
+    expect(await waits[1]).toEqual({ kind: 'gone' });
+    expect(watcher.watched).toBe(1);
+    // The running one is still watched until its waiter goes away.
+    const controller = new AbortController();
+    const late = watcher.untilTerminal(running, { signal: controller.signal });
+    controller.abort();
+    expect(await late).toEqual({ kind: 'aborted' });
+    expect(watcher.watched).toBe(1);
+    waiting.abort();
+    expect(await waits[2]).toEqual({ kind: 'aborted' });
+    expect(watcher.watched).toBe(0);
+  });
+
+  it('re-reads every watched task after the subscriber reconnects', async () => {
+    const { watcher, bus, create, finishSilently, channels } = setUp(600_000);
+    const taskId = await create();
+    const wait = watcher.untilTerminal(taskId, { signal: new AbortController().signal });
+    while ((await channels(taskId)) === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await finishSilently(taskId);
+    // Only a reconnect (or the ten-minute safety re-read) can find the change now.
+    bus.connection.disconnect(true);
+    expect((await wait).kind).toBe('terminal');
+  });
+
+  it('answers an aborted wait at once and keeps nothing of it', async () => {
+    const { watcher, create } = setUp(60_000);
+    const taskId = await create();
+    const controller = new AbortController();
+    controller.abort();
+    expect(await watcher.untilTerminal(taskId, { signal: controller.signal })).toEqual({ kind: 'aborted' });
+    expect(watcher.watched).toBe(0);
+  });
+});
