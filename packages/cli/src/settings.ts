@@ -268,6 +268,23 @@ export const SETTINGS = [
     description: 'A tool leaves `tools/list` when no worker announced it for this long.',
   },
   {
+    env: 'TASKGATE_TOOL_CACHE_MS',
+    flag: '--tool-cache-ms',
+    scope: 'gateway',
+    schema: int(0),
+    default: '2000',
+    description: 'How long `tools/call` takes a tool from memory; a change workers announce clears it at once.',
+  },
+  {
+    env: 'TASKGATE_WAITER_SAFETY_MS',
+    flag: '--waiter-safety-ms',
+    scope: 'gateway',
+    schema: int(1000),
+    default: '30000',
+    description:
+      'Every task a blocked request waits for is re-read this often, all in one batch (a safety net under pub/sub).',
+  },
+  {
     env: 'TASKGATE_DRAIN_RETRY_AFTER_MS',
     flag: '--drain-retry-after-ms',
     scope: 'gateway',

@@ -211,7 +211,14 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
       throw new TaskgateError('INVALID_CONFIG', `${name} must be a positive integer, got ${resolved[name]}`);
     }
   }
-  for (const name of ['directCallCancelGraceMs', 'drainTimeoutMs', 'drainRetryAfterMs', 'sseRetryMs'] as const) {
+  const nonNegative = [
+    'directCallCancelGraceMs',
+    'drainTimeoutMs',
+    'drainRetryAfterMs',
+    'sseRetryMs',
+    'toolCacheMs',
+  ] as const;
+  for (const name of nonNegative) {
     if (!Number.isSafeInteger(resolved[name]) || resolved[name] < 0) {
       throw new TaskgateError('INVALID_CONFIG', `${name} must be a non-negative integer, got ${resolved[name]}`);
     }

@@ -142,6 +142,8 @@ export function gatewayOptions(config: Config, metrics?: Registry): GatewayOptio
     directCallCancelGraceMs: config.TASKGATE_DIRECT_CALL_CANCEL_GRACE_MS,
     directCallTtlMs: config.TASKGATE_DIRECT_CALL_TTL_MS,
     toolStaleAfterMs: config.TASKGATE_TOOL_STALE_AFTER_MS,
+    toolCacheMs: config.TASKGATE_TOOL_CACHE_MS,
+    waiterSafetyMs: config.TASKGATE_WAITER_SAFETY_MS,
     drainTimeoutMs: config.TASKGATE_DRAIN_TIMEOUT_MS,
     drainRetryAfterMs: config.TASKGATE_DRAIN_RETRY_AFTER_MS,
     allowedHosts: hosts.includes('any') ? 'any' : hosts,
