@@ -24,4 +24,6 @@ local task = loadTask(KEYS[1])
 if not task then return { NOT_FOUND } end
 if isTerminal(task.status) then return { TERMINAL, task.status } end
 
-return changeTask(KEYS[1], ARGV[1], ARGV[2], task, { status = 'working', attempt = ARGV[3] })
+-- When the attempt started (Redis clock), for the queue-wait metric and the record.
+local startedAt = tostring(nowMs())
+return changeTask(KEYS[1], ARGV[1], ARGV[2], task, { status = 'working', attempt = ARGV[3], startedAt = startedAt })

@@ -28,6 +28,8 @@ export interface StoredTask extends TaskRecord {
   readonly ownerId: string;
   readonly progressToken?: string | number;
   readonly attempt?: number;
+  /** When the current attempt started (ms since the epoch, Redis clock); absent until a worker starts it. */
+  readonly startedAt?: number;
 }
 
 /** The exact outcome `tasks/result` returns: the request's result, or its JSON-RPC error (RES-1, ERR-5). */
@@ -57,6 +59,7 @@ export function recordFromFields(taskId: string, fields: Readonly<Record<string,
     ownerId: fields.owner ?? '',
     ...(fields.progressToken !== undefined && { progressToken: JSON.parse(fields.progressToken) as string | number }),
     ...(fields.attempt !== undefined && { attempt: Number(fields.attempt) }),
+    ...(fields.startedAt !== undefined && { startedAt: Number(fields.startedAt) }),
   };
 }
 

@@ -33,8 +33,8 @@ export interface TaskStoreOptions {
  */
 export interface TaskObserver {
   created?(task: StoredTask): void;
-  /** A worker started an attempt (1-based). */
-  started?(task: TaskRecord, attempt: number): void;
+  /** A worker started an attempt (1-based); `task.startedAt` says when. */
+  started?(task: TaskRecord & Pick<StoredTask, 'startedAt'>, attempt: number): void;
   /** The task became completed, failed or cancelled. */
   finished?(task: TaskRecord): void;
 }
@@ -81,6 +81,7 @@ const RECORD_FIELDS = [
   'owner',
   'progressToken',
   'attempt',
+  'startedAt',
 ] as const;
 
 /** RECORD_FIELDS and the stored outcome, read together by tasks/result. */

@@ -1,16 +1,19 @@
 import type { TaskStatus } from '@taskgate/protocol';
 import { useRedis } from '@taskgate/test-harness';
 import type { Redis } from 'ioredis';
+import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import {
+  Keys,
   newTaskId,
   recordFromFields,
   type TaskRef,
-  type TaskStore,
+  TaskStore,
   type TransitionResult,
+  taskMetrics,
   toTask,
 } from '../src/index.js';
-import { makeStore, sleep } from './support.js';
+import { CURSOR_SECRET, makeStore, sleep } from './support.js';
 
 /** Collects what is published on one channel; `settle()` returns it once everything published so far arrived. */
 async function watch(subscriber: Redis, publisher: Redis, channel: string) {
@@ -111,6 +114,30 @@ describe('transition scripts', () => {
     expect(stored).toMatchObject({ status: 'completed', version: 8, attempt: 2, statusMessage: 'still waiting' });
     expect(await channel.settle()).toEqual([]);
     expect(stored!.lastUpdatedAt).toBeGreaterThan(stored!.createdAt);
+  });
+
+  it('records when each attempt started (Redis clock), which the queue-wait metric measures from creation', async () => {
+    const registry = new Registry();
+    const store = new TaskStore({
+      redis: redis.connect(),
+      keys: new Keys(redis.prefix),
+      cursorSecret: CURSOR_SECRET,
+      observer: taskMetrics(registry),
+    });
+    const task = await store.create({ owner: 'alice', tool: 'echo' });
+    const ref = { taskId: task.taskId, ownerId: task.ownerId };
+    await sleep(120);
+    const first = await store.start(ref, 1);
+    const started = (await store.read(task.taskId))?.startedAt ?? 0;
+    expect(first.ok && first.task.version).toBe(1);
+    expect(started - task.createdAt).toBeGreaterThanOrEqual(100);
+    const wait = (await registry.getSingleMetric('taskgate_task_queue_wait_seconds')?.get())?.values ?? [];
+    expect(wait.find((v) => v.metricName === 'taskgate_task_queue_wait_seconds_sum')?.value).toBe(
+      (started - task.createdAt) / 1000,
+    );
+    await sleep(5);
+    await store.start(ref, 2);
+    expect((await store.read(task.taskId))?.startedAt).toBeGreaterThan(started);
   });
 
   it('[LIF-1] a terminal task never changes: every transition is refused, nothing is written or published', async () => {

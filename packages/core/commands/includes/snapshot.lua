@@ -1,12 +1,14 @@
--- The fields of a task that status notifications and transition results carry (never the outcome).
+-- The fields of a task that status notifications and transition results carry (never the outcome;
+-- `startedAt`, when the current attempt started, is the broker's own: the wire Task leaves it out).
 local SNAPSHOT_FIELDS = {
-  'status', 'statusMessage', 'createdAt', 'lastUpdatedAt', 'ttl', 'pollInterval', 'version', 'kind', 'session', 'tool'
+  'status', 'statusMessage', 'createdAt', 'lastUpdatedAt', 'ttl', 'pollInterval', 'version', 'kind', 'session', 'tool',
+  'startedAt'
 }
 -- What a transition reads of a task, in one HMGET: the snapshot's fields, the owner, where its session's feed
 -- and channel are, and its expiry.
 local LOAD_FIELDS = {
   'status', 'statusMessage', 'createdAt', 'lastUpdatedAt', 'ttl', 'pollInterval', 'version', 'kind', 'session', 'tool',
-  'owner', 'feed', 'notify', 'expiresAt'
+  'startedAt', 'owner', 'feed', 'notify', 'expiresAt'
 }
 
 -- The task's LOAD_FIELDS as a table (absent fields left out), or nil when there is no such task.

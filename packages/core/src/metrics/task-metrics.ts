@@ -42,7 +42,9 @@ export function taskMetrics(registry: Registry): TaskObserver {
   return {
     created: (task) => created.inc({ tool: tools.value(task.tool), kind: task.kind }),
     started: (task, attempt) => {
-      if (attempt === 1) wait.observe({ tool: tools.value(task.tool), kind: task.kind }, seconds(task, task.createdAt));
+      if (attempt !== 1) return;
+      const waited = Math.max(0, (task.startedAt ?? task.lastUpdatedAt) - task.createdAt) / 1000;
+      wait.observe({ tool: tools.value(task.tool), kind: task.kind }, waited);
     },
     finished: (task) => {
       const labels = { tool: tools.value(task.tool), kind: task.kind, status: task.status };
