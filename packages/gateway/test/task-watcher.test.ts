@@ -25,12 +25,13 @@ describe('TaskWatcher', () => {
   };
 
   it('settles every waiter of a task from one subscription, on the published change', async () => {
-    const { watcher, store, create, channels } = setUp(60_000);
+    const { watcher, store, bus, create, channels } = setUp(60_000);
     const taskId = await create();
     const waits = [0, 1, 2].map(() => watcher.untilTerminal(taskId, { signal: new AbortController().signal }));
     expect(watcher.watched).toBe(1);
-    while ((await channels(taskId)) === 0) await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(await channels(taskId)).toBe(1);
+    // Three waiters, one channel subscription on the bus's one connection.
+    while ((await channels(taskId)) !== 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(bus.channelCount).toBe(1);
     await store.finish({ taskId, ownerId: Keys.ownerId('owner') }, { result: { content: [] } });
     const outcomes = await Promise.all(waits);
     expect(outcomes.map((outcome) => outcome.kind === 'terminal' && outcome.task.status)).toEqual([
