@@ -10,7 +10,8 @@
     KEYS[2] the stream's connection lease (string: connection id)
     KEYS[3] task hash
 
-    ARGV[1] 'claim' (free or ours), 'refresh' (ours) or 'release' (ours)
+    ARGV[1] 'claim' (free or ours), 'refresh' (ours; also extends the connection lease, KEYS[2], by the same
+            length: a carrying stream's heartbeat is this one script) or 'release' (ours)
     ARGV[2] stream id
     ARGV[3] connection id
     ARGV[4] lease length (ms)
@@ -18,13 +19,15 @@
 
   Output:
     { 0 }               claimed, refreshed or released
-    { -5 }              another stream carries the task (claim, refresh), or none does (refresh, release)
+    { -5 }              another stream carries the task (claim, refresh), or none does (refresh, release);
+                        a refresh extended the connection lease all the same
     { -6 }              the connection does not hold the stream
 ]]
 --- @include "includes/codes"
 --- @include "includes/feed"
 
 if redis.call('GET', KEYS[2]) ~= ARGV[3] then return { FENCED } end
+if ARGV[1] == 'refresh' then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
 local carrier = redis.call('GET', KEYS[1])
 if ARGV[1] == 'release' then
   if carrier ~= ARGV[2] then return { ALREADY_EXISTS } end

@@ -47,7 +47,10 @@ export class TaskDelivery {
     return this.#lease('claim', taskId, streamId, connectionId, leaseMs);
   }
 
-  /** Extends the carrier lease `streamId` holds. */
+  /**
+   * Extends the carrier lease `streamId` holds and, while `connectionId` holds the stream, the stream's
+   * connection lease too ('taken' leaves the carrier lease alone but extends the connection lease).
+   */
   refresh(taskId: string, streamId: string, connectionId: string, leaseMs: number): Promise<CarrierResult> {
     return this.#lease('refresh', taskId, streamId, connectionId, leaseMs);
   }

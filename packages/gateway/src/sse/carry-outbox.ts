@@ -89,6 +89,7 @@ class Carrier implements OutboxCarrier {
     this.#unsubscribe = await services.bus.subscribe(services.keys.outboxChannel(this.#task.taskId), this.#announced);
     carriersOf(services.bus).add(this);
     this.#stream.onClose(() => this.#close());
+    this.#stream.refreshConnectionWith(() => this.#refresh());
     this.#stream.onHeartbeat(() => this.#heartbeat());
     // The connection may have ended while we subscribed, its clean-ups run already.
     if (!this.#stream.isOpen) return this.#close();
@@ -172,8 +173,12 @@ class Carrier implements OutboxCarrier {
     };
   }
 
-  async #heartbeat(): Promise<void> {
-    if (!this.#carrying) return this.#run(false);
+  /**
+   * At a heartbeat, while carrying: extends the carrier lease and the stream's connection lease in one
+   * script. Resolves to whether the connection still holds the stream; undefined when not carrying.
+   */
+  async #refresh(): Promise<boolean | undefined> {
+    if (!this.#carrying) return undefined;
     const { services } = this.#ctx;
     const { streamId, connectionId } = this.#stream;
     const refreshed = await services.delivery.refresh(
@@ -182,7 +187,14 @@ class Carrier implements OutboxCarrier {
       connectionId,
       streamLeaseMs(services),
     );
+    if (refreshed === 'fenced') return false;
     if (refreshed !== 'ok') this.#carrying = false;
+    return true;
+  }
+
+  /** At a heartbeat, while not carrying: tries to become the carrier again. */
+  async #heartbeat(): Promise<void> {
+    if (!this.#carrying) this.#run(false);
   }
 
   async #close(): Promise<void> {

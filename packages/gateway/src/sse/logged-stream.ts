@@ -38,6 +38,7 @@ export class LoggedStream {
   readonly #logger: Logger;
   readonly #cleanups: (() => Promise<unknown>)[] = [];
   readonly #heartbeats: (() => Promise<unknown>)[] = [];
+  #connectionRefresh: (() => Promise<boolean | undefined>) | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   #closed: Promise<void> | undefined;
   /** A session stream's positions, moved in queue order (so each event's id names where it stands). */
@@ -162,8 +163,10 @@ export class LoggedStream {
    * stream over), then runs the stream's own heartbeat work (its other leases, safety re-reads).
    */
   async heartbeat(): Promise<void> {
+    // A part that extends the connection lease along with its own (a carrier) saves a script per beat.
+    let held = await this.#connectionRefresh?.().catch(() => true);
     // A session stream also keeps its log and state alive while connected: its status events log nothing.
-    const held = await (this.#positions === undefined
+    held ??= await (this.#positions === undefined
       ? this.#log.refreshConnection(this.streamId, this.connectionId, this.#leaseMs)
       : this.#log.keepAlive(this.streamId, this.connectionId, this.#leaseMs)
     ).catch(() => true);
@@ -173,6 +176,15 @@ export class LoggedStream {
         this.#logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'stream heartbeat failed'),
       );
     }
+  }
+
+  /**
+   * Lets `refresh` extend the connection lease at heartbeats, with a lease of its own in the same script:
+   * it resolves to whether this connection still holds the stream, or undefined when it did not extend the
+   * lease this time (the stream then does).
+   */
+  refreshConnectionWith(refresh: () => Promise<boolean | undefined>): void {
+    this.#connectionRefresh = refresh;
   }
 
   /** Runs `beat` at every heartbeat while the connection is open. */
