@@ -132,7 +132,8 @@ describe('transition scripts', () => {
     expect(first.ok && first.task.version).toBe(1);
     expect(started - task.createdAt).toBeGreaterThanOrEqual(100);
     const wait = (await registry.getSingleMetric('taskgate_task_queue_wait_seconds')?.get())?.values ?? [];
-    expect(wait.find((v) => v.metricName === 'taskgate_task_queue_wait_seconds_sum')?.value).toBe(
+    const sum = wait.find((v) => (v as { metricName?: string }).metricName === 'taskgate_task_queue_wait_seconds_sum');
+    expect(sum?.value).toBe(
       (started - task.createdAt) / 1000,
     );
     await sleep(5);
