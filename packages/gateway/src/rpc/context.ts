@@ -10,8 +10,10 @@ import type {
   SessionFeed,
   SessionRecord,
   SessionStore,
+  StoredTask,
   TaskDelivery,
   TaskOutbox,
+  TaskOutcome,
   TaskStore,
   ToolCatalog,
   ToolQueues,
@@ -66,9 +68,20 @@ export interface SessionContext {
   readonly logger: Logger;
 }
 
+/**
+ * The caller's task that a `tasks/get` or `tasks/result` names, read together with the session (one round
+ * trip for both, see `http/post.ts`): it counts only once the session is checked.
+ */
+export interface TaskReadAhead {
+  readonly taskId: string;
+  /** The record (and for tasks/result its stored outcome), for the request's owner; rejects like a look-up. */
+  readonly read: Promise<{ readonly task: StoredTask; readonly outcome?: TaskOutcome }>;
+}
+
 /** One JSON-RPC request of an established session. */
 export interface RpcContext extends SessionContext {
   readonly request: JsonRpcRequest;
+  readonly readAhead?: TaskReadAhead;
 }
 
 /** What a handler answers: a result sent as JSON, or a resumable SSE stream that ends with the response. */
@@ -80,6 +93,8 @@ export type Reply =
       readonly role: 'result' | 'direct';
       /** The task (or direct call's hidden record) whose messages and outcome the stream carries. */
       readonly taskId: string;
+      /** That task as the handler read it, so the stream does not read it again. */
+      readonly task?: StoredTask;
     };
 
 /** A JSON-RPC success response. */

@@ -7,12 +7,20 @@ import type { GatewayServices, Reply, RpcContext } from './context.js';
  * or the hidden record of a direct call. Failed look-ups go to the audit log.
  */
 export function ownedTask(ctx: RpcContext, taskId: string): Promise<StoredTask> {
-  return audited(ctx, taskId, ctx.services.tasks.getOwned(ctx.owner, taskId), (task) => task);
+  const read =
+    ctx.readAhead?.taskId === taskId
+      ? ctx.readAhead.read.then((found) => found.task)
+      : ctx.services.tasks.getOwned(ctx.owner, taskId);
+  return audited(ctx, taskId, read, (task) => task);
 }
 
 /** Like `ownedTask`, with the task's stored outcome (absent until it finished), for tasks/result. */
-export function ownedOutcome(ctx: RpcContext, taskId: string): Promise<{ task: StoredTask; outcome?: TaskOutcome }> {
-  return audited(ctx, taskId, ctx.services.tasks.outcome(ctx.owner, taskId), (found) => found.task);
+export function ownedOutcome(
+  ctx: RpcContext,
+  taskId: string,
+): Promise<{ readonly task: StoredTask; readonly outcome?: TaskOutcome }> {
+  const read = ctx.readAhead?.taskId === taskId ? ctx.readAhead.read : ctx.services.tasks.outcome(ctx.owner, taskId);
+  return audited(ctx, taskId, read, (found) => found.task);
 }
 
 async function audited<T>(

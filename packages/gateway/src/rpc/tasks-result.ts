@@ -46,22 +46,10 @@ export async function tasksResult(ctx: RpcContext, params: ClientRequestParams<'
   return streamReply('result', first.task);
 }
 
-/**
- * A stream reply that also carries the task its handler read (`taskOf` gets it back), so the stream does
- * not read the task again. (`Reply` has no field for it; a stream reply without one reads the task.)
- */
+/** A stream reply that carries the task its handler read, so the stream does not read it again. */
 export function streamReply(role: 'result' | 'direct', task: StoredTask): Reply {
-  const reply: StreamReply & { readonly task: StoredTask } = { kind: 'stream', role, taskId: task.taskId, task };
-  return reply;
+  return { kind: 'stream', role, taskId: task.taskId, task };
 }
-
-/** The task a stream reply carries (see `streamReply`), if any. */
-export function taskOf(reply: StreamReply): StoredTask | undefined {
-  const { task } = reply as StreamReply & { readonly task?: StoredTask };
-  return task?.taskId === reply.taskId ? task : undefined;
-}
-
-type StreamReply = Extract<Reply, { readonly kind: 'stream' }>;
 
 /** Audit log entry of a retrieved result (SEC-4). */
 export function auditRetrieval(logger: Logger, task: StoredTask): void {
