@@ -133,9 +133,7 @@ describe('transition scripts', () => {
     expect(started - task.createdAt).toBeGreaterThanOrEqual(100);
     const wait = (await registry.getSingleMetric('taskgate_task_queue_wait_seconds')?.get())?.values ?? [];
     const sum = wait.find((v) => (v as { metricName?: string }).metricName === 'taskgate_task_queue_wait_seconds_sum');
-    expect(sum?.value).toBe(
-      (started - task.createdAt) / 1000,
-    );
+    expect(sum?.value).toBe((started - task.createdAt) / 1000);
     await sleep(5);
     await store.start(ref, 2);
     expect((await store.read(task.taskId))?.startedAt).toBeGreaterThan(started);
