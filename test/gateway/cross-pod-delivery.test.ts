@@ -9,60 +9,47 @@ import {
   LoggingMessageNotificationSchema,
   TaskStatusNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { Keys } from '@taskgate/core';
+import type { Keys } from '@taskgate/core';
 import { RELATED_TASK_META_KEY } from '@taskgate/protocol';
-import {
-  type ForkedProcess,
-  forkNode,
-  type RedisServer,
-  type RoundRobinProxy,
-  startRedis,
-  startRoundRobinProxy,
-  uniquePrefix,
-} from '@taskgate/test-harness';
-import { Redis } from 'ioredis';
+import { forkNode, type RoundRobinProxy } from '@taskgate/test-harness';
+import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { forkGateway, waitForOutput } from './fixtures/processes.js';
+import { type Pods, startPods, waitForOutput } from './fixtures/processes.js';
 import { RawSse } from './fixtures/raw-sse.js';
 
 // Two gateway processes and one worker process behind a proxy without stickiness. Server-to-client requests,
 // progress and log messages travel worker → Redis → whichever gateway holds the stream the client reads;
 // answers come back through whichever gateway receives them; streams resume on either pod.
 
-let server: RedisServer;
+let pods: Pods;
 let redis: Redis;
 let proxy: RoundRobinProxy;
 let keys: Keys;
-const processes: ForkedProcess[] = [];
 const clients: Client[] = [];
 const raws: RawSse[] = [];
 const RETRY_MS = 100;
 
 beforeAll(async () => {
-  server = await startRedis();
-  const prefix = uniquePrefix('deliver');
-  keys = new Keys(prefix);
-  redis = new Redis(server.url);
-  const env = {
-    REDIS_URL: server.url,
-    TASKGATE_KEY_PREFIX: prefix,
-    TASKGATE_CURSOR_SECRET: 'cross-pod-delivery-cursor-secret-0123',
-    TASKGATE_POLL_INTERVAL_MS: '200',
-    TASKGATE_SSE_HEARTBEAT_MS: '300',
-    TASKGATE_SSE_RETRY_MS: String(RETRY_MS),
-  };
-  const worker = forkNode(fileURLToPath(new URL('./fixtures/delivery-worker.ts', import.meta.url)), [], env);
-  processes.push(worker);
-  const [a, b] = await Promise.all([forkGateway(env), forkGateway(env), waitForOutput(worker, /worker ready/)]);
-  processes.push(a.proc, b.proc);
-  proxy = await startRoundRobinProxy([new URL(a.url).origin, new URL(b.url).origin]);
+  const workerMain = fileURLToPath(new URL('./fixtures/delivery-worker.ts', import.meta.url));
+  pods = await startPods(
+    'deliver',
+    {
+      TASKGATE_CURSOR_SECRET: 'cross-pod-delivery-cursor-secret-0123',
+      TASKGATE_POLL_INTERVAL_MS: '200',
+      TASKGATE_SSE_HEARTBEAT_MS: '300',
+      TASKGATE_SSE_RETRY_MS: String(RETRY_MS),
+    },
+    async (env) => {
+      const worker = forkNode(workerMain, [], env);
+      await waitForOutput(worker, /worker ready/);
+      return worker;
+    },
+  );
+  ({ redis, proxy, keys } = pods);
 }, 60_000);
 
 afterAll(async () => {
-  await proxy?.close();
-  await Promise.all(processes.map((proc) => proc.stop('SIGTERM', 5000)));
-  await redis?.quit();
-  await server?.stop();
+  await pods?.stop();
 }, 30_000);
 
 afterEach(async () => {

@@ -6,53 +6,34 @@ import {
   McpError,
   TaskStatusNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { Keys } from '@taskgate/core';
+import type { Keys } from '@taskgate/core';
 import { RELATED_TASK_META_KEY } from '@taskgate/protocol';
-import {
-  type ForkedProcess,
-  type RedisServer,
-  type RoundRobinProxy,
-  startRedis,
-  startRoundRobinProxy,
-  uniquePrefix,
-} from '@taskgate/test-harness';
-import { Redis } from 'ioredis';
+import type { RoundRobinProxy } from '@taskgate/test-harness';
+import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { forkGateway, forkWorker } from './fixtures/processes.js';
+import { type Pods, startPods } from './fixtures/processes.js';
 
 // Two gateway processes and one worker process behind a proxy without stickiness: every request of a
 // session may land on either pod, and nothing may depend on which one.
 
-let server: RedisServer;
+let pods: Pods;
 let redis: Redis;
 let proxy: RoundRobinProxy;
 let keys: Keys;
-const processes: ForkedProcess[] = [];
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  server = await startRedis();
-  const prefix = uniquePrefix('pods');
-  keys = new Keys(prefix);
-  redis = new Redis(server.url);
-  const env = {
-    REDIS_URL: server.url,
-    TASKGATE_KEY_PREFIX: prefix,
+  pods = await startPods('pods', {
     TASKGATE_CURSOR_SECRET: 'many-pods-cursor-secret-0123456789',
     TASKGATE_POLL_INTERVAL_MS: '200',
     TASKGATE_PAGE_SIZE: '2',
     TASKGATE_TOOLS_PAGE_SIZE: '2',
-  };
-  const [a, b, worker] = await Promise.all([forkGateway(env), forkGateway(env), forkWorker(env)]);
-  processes.push(a.proc, b.proc, worker);
-  proxy = await startRoundRobinProxy([new URL(a.url).origin, new URL(b.url).origin]);
+  });
+  ({ redis, proxy, keys } = pods);
 }, 60_000);
 
 afterAll(async () => {
-  await proxy?.close();
-  await Promise.all(processes.map((proc) => proc.stop('SIGTERM', 5000)));
-  await redis?.quit();
-  await server?.stop();
+  await pods?.stop();
 }, 30_000);
 
 afterEach(async () => {

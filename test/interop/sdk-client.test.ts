@@ -10,61 +10,49 @@ import {
   ResourceUpdatedNotificationSchema,
   TaskStatusNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { announceResourceUpdated, Keys } from '@taskgate/core';
+import { announceResourceUpdated } from '@taskgate/core';
 import { RELATED_TASK_META_KEY } from '@taskgate/protocol';
-import {
-  type ForkedProcess,
-  forkNode,
-  type RedisServer,
-  type RoundRobinProxy,
-  startRedis,
-  startRoundRobinProxy,
-  uniquePrefix,
-} from '@taskgate/test-harness';
-import { Redis } from 'ioredis';
+import { type ForkedProcess, forkNode, type RoundRobinProxy } from '@taskgate/test-harness';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { forkGateway, waitForOutput } from '../gateway/fixtures/processes.js';
+import { type Pods, startPods, waitForOutput } from '../gateway/fixtures/processes.js';
 
 // The official TypeScript SDK client (1.x) against taskgate as deployed: two gateway processes and a worker
 // process (the `taskgate` CLI with the example tools and the conformance fixture) behind a proxy without stickiness. Each test is one
 // row of the interop matrix: the SDK's own task API, its request handlers and callbacks, unchanged.
 
 const root = new URL('../../', import.meta.url).pathname;
-let server: RedisServer;
+let pods: Pods;
 let proxy: RoundRobinProxy;
-const processes: ForkedProcess[] = [];
 /** The gateway behind proxy target 1, which the last test shuts down mid-stream. */
 let podB: ForkedProcess;
 const clients: Client[] = [];
-let env: Record<string, string>;
 
 beforeAll(async () => {
-  server = await startRedis();
-  env = {
-    REDIS_URL: server.url,
-    TASKGATE_KEY_PREFIX: uniquePrefix('interop'),
-    TASKGATE_CURSOR_SECRET: 'interop-cursor-secret-0123456789',
-    TASKGATE_POLL_INTERVAL_MS: '100',
-    TASKGATE_PAGE_SIZE: '2',
-    TASKGATE_SSE_RETRY_MS: '100',
-  };
-  const worker = forkNode(
-    `${root}packages/cli/src/run.ts`,
-    ['worker', '--tools', '@taskgate/examples,@taskgate/conformance-fixture', '--log-level', 'info'],
-    env,
+  const tools = '@taskgate/examples,@taskgate/conformance-fixture';
+  pods = await startPods(
+    'interop',
+    {
+      TASKGATE_CURSOR_SECRET: 'interop-cursor-secret-0123456789',
+      TASKGATE_POLL_INTERVAL_MS: '100',
+      TASKGATE_PAGE_SIZE: '2',
+      TASKGATE_SSE_RETRY_MS: '100',
+    },
+    async (env) => {
+      const worker = forkNode(
+        `${root}packages/cli/src/run.ts`,
+        ['worker', '--tools', tools, '--log-level', 'info'],
+        env,
+      );
+      await waitForOutput(worker, /worker ready/, 90_000);
+      return worker;
+    },
   );
-  processes.push(worker);
-  const [a, b] = await Promise.all([forkGateway(env), forkGateway(env)]);
-  await waitForOutput(worker, /worker ready/);
-  processes.push(a.proc, b.proc);
-  podB = b.proc;
-  proxy = await startRoundRobinProxy([a.url, b.url].map((url) => new URL(url).origin));
+  proxy = pods.proxy;
+  podB = pods.gateways[1];
 }, 90_000);
 
 afterAll(async () => {
-  await proxy?.close();
-  await Promise.all(processes.map((proc) => proc.stop('SIGTERM', 5000)));
-  await server?.stop();
+  await pods?.stop();
 }, 30_000);
 
 let turn = 0;
@@ -290,28 +278,23 @@ describe('interop: the official TypeScript SDK client through two gateways', () 
       contents: [{ uri: 'test://watched-resource', mimeType: 'text/plain', text: 'Watched resource content' }],
     });
     // What a worker's ctx.resourceUpdated() does: one PUBLISH, heard by every gateway.
-    const redis = new Redis(server.url);
-    const keys = new Keys(env.TASKGATE_KEY_PREFIX);
-    try {
-      const deadline = Date.now() + 10_000;
-      while (!updated.includes('test://watched-resource') && Date.now() < deadline) {
-        await announceResourceUpdated(redis, keys, 'test://watched-resource');
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      expect(updated).toContain('test://watched-resource');
-      await client.unsubscribeResource({ uri: 'test://watched-resource' });
-      await client.subscribeResource({ uri: 'test://template/9/data' });
-      updated.length = 0;
+    const { redis, keys } = pods;
+    const deadline = Date.now() + 10_000;
+    while (!updated.includes('test://watched-resource') && Date.now() < deadline) {
       await announceResourceUpdated(redis, keys, 'test://watched-resource');
-      // Announcements travel in order: once the marker arrives, the unsubscribed one would have too.
-      while (!updated.includes('test://template/9/data') && Date.now() < deadline) {
-        await announceResourceUpdated(redis, keys, 'test://template/9/data');
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      expect(updated.filter((uri) => uri !== 'test://template/9/data')).toEqual([]);
-    } finally {
-      await redis.quit();
+      await new Promise((resolve) => setTimeout(resolve, 100));
     }
+    expect(updated).toContain('test://watched-resource');
+    await client.unsubscribeResource({ uri: 'test://watched-resource' });
+    await client.subscribeResource({ uri: 'test://template/9/data' });
+    updated.length = 0;
+    await announceResourceUpdated(redis, keys, 'test://watched-resource');
+    // Announcements travel in order: once the marker arrives, the unsubscribed one would have too.
+    while (!updated.includes('test://template/9/data') && Date.now() < deadline) {
+      await announceResourceUpdated(redis, keys, 'test://template/9/data');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(updated.filter((uri) => uri !== 'test://template/9/data')).toEqual([]);
     expect(proxy.log.filter((entry) => entry.method === 'GET').at(-1)?.target).toBe(1);
   });
   // Last: it shuts pod 1 down for good.
