@@ -25,5 +25,5 @@ if not task then return { NOT_FOUND } end
 if isTerminal(task.status) then return { TERMINAL, task.status } end
 
 -- When the attempt started (Redis clock), for the queue-wait metric and the record.
-local startedAt = tostring(nowMs())
-return changeTask(KEYS[1], ARGV[1], ARGV[2], task, { status = 'working', attempt = ARGV[3], startedAt = startedAt })
+local now = nowMs()
+return changeTask(KEYS[1], ARGV[1], ARGV[2], task, { status = 'working', attempt = ARGV[3], startedAt = tostring(now) }, now)

@@ -11,13 +11,14 @@ end
 
 -- Applies field changes to a live task loaded with `loadTask`. A change the client can see (status or status
 -- message) bumps the version, stamps lastUpdatedAt and publishes the new snapshot (see publishSnapshot);
--- any other (a new attempt of a working task) only writes its fields. Returns { OK, snapshot }.
-local function changeTask(taskKey, taskId, channel, task, fields)
+-- any other (a new attempt of a working task) only writes its fields. `now` (ms, optional) is the Redis time
+-- the caller read already. Returns { OK, snapshot }.
+local function changeTask(taskKey, taskId, channel, task, fields, now)
   local visible = (fields.status ~= nil and fields.status ~= task.status)
     or (fields.statusMessage ~= nil and fields.statusMessage ~= task.statusMessage)
   local args = {}
   if visible then
-    task.lastUpdatedAt = tostring(nowMs())
+    task.lastUpdatedAt = tostring(now or nowMs())
     task.version = tostring((tonumber(task.version) or 0) + 1)
     args = { 'lastUpdatedAt', task.lastUpdatedAt, 'version', task.version }
   end
