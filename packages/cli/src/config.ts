@@ -17,6 +17,8 @@ export type Config = {
 /** Every problem with the configuration, each naming the variable and flag to fix. */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
+  /** Stable string code, for logs and tests. */
+  readonly code = 'INVALID_CONFIG';
 
   constructor(readonly problems: readonly string[]) {
     super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);

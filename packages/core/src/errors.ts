@@ -1,11 +1,5 @@
 import { ErrorCode, ProtocolError, type TaskStatus } from '@taskgate/protocol';
 
-/** Server-defined JSON-RPC codes (the -32000..-32099 range) that taskgate answers with. */
-export const TaskgateErrorCode = {
-  /** The owner already has the maximum number of non-terminal tasks. */
-  TaskLimitExceeded: -32010,
-} as const;
-
 /** String codes of internal errors; these never go on the wire as such. */
 export type InternalErrorCode = 'TASK_ID_COLLISION' | 'UNEXPECTED_SCRIPT_REPLY' | 'INVALID_CONFIG';
 
@@ -48,7 +42,7 @@ export function invalidCursor(reason: string): ProtocolError {
 /** The owner is at its concurrency limit (TTL-3). */
 export function taskLimitExceeded(limit: number): ProtocolError {
   return new ProtocolError(
-    TaskgateErrorCode.TaskLimitExceeded,
+    ErrorCode.TaskLimitExceeded,
     `Too many active tasks: at most ${limit} tasks may be working or waiting for input at once. ` +
       'Wait for a task to finish, or cancel one, then try again.',
     { limit },

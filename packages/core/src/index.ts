@@ -4,7 +4,6 @@ export {
   type InternalErrorCode,
   invalidCursor,
   TaskgateError,
-  TaskgateErrorCode,
   taskExpired,
   taskLimitExceeded,
   taskNotFound,

@@ -24,9 +24,12 @@ export interface WaitOptions {
 /** Why waiting for an answer ended without one. */
 export class InputWaitError extends Error {
   override readonly name = 'InputWaitError';
+  /** Stable string code, for logs and tests. */
+  readonly code: 'INPUT_WAIT_TIMEOUT' | 'INPUT_WAIT_ABORTED';
 
   constructor(readonly reason: 'timeout' | 'aborted') {
     super(reason === 'timeout' ? 'No answer arrived in time' : 'Waiting for an answer was aborted');
+    this.code = reason === 'timeout' ? 'INPUT_WAIT_TIMEOUT' : 'INPUT_WAIT_ABORTED';
   }
 }
 

@@ -1,4 +1,4 @@
-import { ProtocolError } from '@taskgate/protocol';
+import { ErrorCode, ProtocolError } from '@taskgate/protocol';
 import { defineTool } from '@taskgate/worker';
 import { z } from 'zod';
 
@@ -8,7 +8,7 @@ export const crash = defineTool({
   title: 'Crash',
   description: 'Fails with a JSON-RPC error of the given code and message.',
   inputSchema: z.object({
-    code: z.int().default(-32603).describe('JSON-RPC error code'),
+    code: z.int().default(ErrorCode.InternalError).describe('JSON-RPC error code'),
     message: z.string().optional().describe('Error message'),
   }),
   taskSupport: 'optional',

@@ -80,7 +80,13 @@ export {
   UntitledMultiSelectEnumSchemaSchema,
   UntitledSingleSelectEnumSchemaSchema,
 } from './elicitation-schema.js';
-export { ErrorCode } from './error-codes.js';
+export {
+  ERROR_CATALOGUE,
+  type ErrorCatalogueEntry,
+  ErrorCode,
+  type ErrorCodeName,
+  type ErrorOrigin,
+} from './error-catalogue.js';
 export {
   type Icon,
   IconSchema,

@@ -1,4 +1,4 @@
-import { ErrorCode } from './error-codes.js';
+import { ErrorCode } from './error-catalogue.js';
 import type { JsonRpcErrorObject } from './jsonrpc.js';
 
 export type { JsonRpcErrorObject } from './jsonrpc.js';

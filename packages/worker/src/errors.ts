@@ -21,6 +21,8 @@ const ABORT_MESSAGES: Record<AbortKind, string> = {
 /** The `reason` of an aborted `ctx.signal`. Named `AbortError` so the usual `error.name` checks work. */
 export class TaskAbortedError extends Error {
   override readonly name = 'AbortError';
+  /** Stable string code, for logs and tests (`kind` says why). */
+  readonly code = 'TASK_ABORTED';
 
   constructor(readonly kind: AbortKind) {
     super(ABORT_MESSAGES[kind]);
@@ -30,9 +32,13 @@ export class TaskAbortedError extends Error {
 /** A tool asked the client for something (elicitation, sampling) that the client did not declare support for. */
 export class ClientCapabilityError extends Error {
   override readonly name = 'ClientCapabilityError';
+  /** Stable string code, for logs and tests. */
+  readonly code = 'CLIENT_CAPABILITY_MISSING';
 }
 
 /** A handler's return value does not fit the tool's `outputSchema`, or is not a valid CallToolResult. */
 export class ToolOutputError extends Error {
   override readonly name = 'ToolOutputError';
+  /** Stable string code, for logs and tests. */
+  readonly code = 'INVALID_TOOL_OUTPUT';
 }

@@ -29,6 +29,11 @@ export class AuthError extends HttpError {
       'WWW-Authenticate': challenge,
     });
   }
+
+  /** Stable string code: the reason, `MISSING_TOKEN`, `INVALID_TOKEN` or `INSUFFICIENT_SCOPE`. */
+  override get code(): string {
+    return this.reason.toUpperCase();
+  }
 }
 
 /** The bearer token of a request (RFC 6750 header form only), or undefined. */

@@ -1,11 +1,21 @@
 import { ErrorCode } from '@taskgate/protocol';
 import type { Response } from 'express';
 
-/** Server-defined JSON-RPC codes of transport-level refusals. */
-export const TransportErrorCode = {
-  /** The Mcp-Session-Id is unknown, ended, or another principal's (HTTP 404). */
-  SessionNotFound: -32001,
-} as const;
+/** Stable string codes of HTTP-level refusals, by status (for logs and tests; clients see status and rpcCode). */
+const HTTP_ERROR_CODES: Readonly<Record<number, string>> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'SESSION_NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  406: 'NOT_ACCEPTABLE',
+  409: 'CONFLICT',
+  410: 'EVENTS_EXPIRED',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  500: 'INTERNAL',
+  503: 'UNAVAILABLE',
+};
 
 /**
  * A refusal at the HTTP level (wrong headers, no session, too large, ...): an HTTP status plus a JSON-RPC error
@@ -23,6 +33,11 @@ export class HttpError extends Error {
     super(message);
   }
 
+  /** Stable string code of the refusal. */
+  get code(): string {
+    return HTTP_ERROR_CODES[this.status] ?? 'HTTP_REFUSED';
+  }
+
   /** 400 with -32600. */
   static badRequest(message: string): HttpError {
     return new HttpError(400, ErrorCode.InvalidRequest, message);
@@ -32,7 +47,7 @@ export class HttpError extends Error {
   static sessionNotFound(): HttpError {
     return new HttpError(
       404,
-      TransportErrorCode.SessionNotFound,
+      ErrorCode.SessionNotFound,
       'Session not found: it ended, expired or never existed. Send a new initialize request without Mcp-Session-Id.',
     );
   }

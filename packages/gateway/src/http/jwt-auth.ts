@@ -1,3 +1,4 @@
+import { ErrorCode } from '@taskgate/protocol';
 import type { Request } from 'express';
 import { createLocalJWKSet, createRemoteJWKSet, type JWTPayload, errors as joseErrors, jwtVerify } from 'jose';
 import type { JwtAuthOptions } from '../options.js';
@@ -58,9 +59,14 @@ export class JwtAuthenticator implements Authenticator {
     } catch (error) {
       if (error instanceof joseErrors.JWKSTimeout || !(error instanceof joseErrors.JOSEError)) {
         // The keys could not be fetched: our problem, not the token's.
-        throw new HttpError(503, -32603, 'Service Unavailable: the signing keys cannot be loaded; retry later', {
-          'Retry-After': '5',
-        });
+        throw new HttpError(
+          503,
+          ErrorCode.InternalError,
+          'Service Unavailable: the signing keys cannot be loaded; retry later',
+          {
+            'Retry-After': '5',
+          },
+        );
       }
       const description =
         error instanceof joseErrors.JWTExpired ? 'The access token expired' : 'The access token is not valid';

@@ -1,4 +1,4 @@
-import { Keys, type Logger, errorMessage as messageOf } from '@taskgate/core';
+import { errorMessage, Keys, type Logger } from '@taskgate/core';
 import {
   ErrorCode,
   isJsonRpcNotification,
@@ -13,7 +13,7 @@ import express, { type Request, type RequestHandler, type Response } from 'expre
 import { operationOf, retryAfterMsOf } from '../limits/rate-limits.js';
 import { onNotification, onResponse } from '../rpc/client-messages.js';
 import {
-  errorMessage,
+  errorResponse,
   type GatewayServices,
   type RpcContext,
   resultMessage,
@@ -190,7 +190,7 @@ async function startSession(
   } catch (error) {
     if (!(error instanceof ProtocolError)) throw error;
     services.metrics.rpcRequest('initialize', (performance.now() - started) / 1000, error.code);
-    res.json(errorMessage(request.id, error.toJSON()));
+    res.json(errorResponse(request.id, error.toJSON()));
   }
 }
 
@@ -214,7 +214,7 @@ async function answer(ctx: RpcContext, res: Response): Promise<void> {
     metrics.rpcRequest(method, seconds(), rpcError.code);
     const retryAfterMs = retryAfterMsOf(error);
     if (retryAfterMs !== undefined) res.set('Retry-After', String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
-    res.json(errorMessage(id, rpcError));
+    res.json(errorResponse(id, rpcError));
     return;
   }
   metrics.rpcRequest(method, seconds());
@@ -232,6 +232,6 @@ function logFailure(ctx: RpcContext, error: unknown): void {
   if (error instanceof ProtocolError) {
     ctx.logger.debug({ code: error.code, reason: error.message }, 'request refused');
   } else {
-    ctx.logger.error({ err: messageOf(error) }, 'request failed');
+    ctx.logger.error({ err: errorMessage(error) }, 'request failed');
   }
 }

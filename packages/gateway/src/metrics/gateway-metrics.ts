@@ -1,16 +1,11 @@
-import { counterIn, gaugeIn, histogramIn, TaskgateErrorCode } from '@taskgate/core';
+import { counterIn, gaugeIn, histogramIn } from '@taskgate/core';
 import { ErrorCode, isClientRequestMethod } from '@taskgate/protocol';
 import type { Registry } from 'prom-client';
-import { TransportErrorCode } from '../http/http-error.js';
 import { OPERATION_CLASSES, type ResolvedGatewayOptions } from '../options.js';
 import type { StreamRegistry } from '../sse/stream-registry.js';
 
 /** JSON-RPC codes that get their own label value; anything else (e.g. a tool's own error codes) is `other`. */
-const KNOWN_CODES = new Set<number>([
-  ...Object.values(ErrorCode),
-  TransportErrorCode.SessionNotFound,
-  TaskgateErrorCode.TaskLimitExceeded,
-]);
+const KNOWN_CODES = new Set<number>(Object.values(ErrorCode));
 /** Bucket a JSON-RPC method name: the methods we answer, else `other` (never a caller's free text). */
 export function methodLabel(method: string): string {
   return isClientRequestMethod(method) ? method : 'other';
@@ -154,7 +149,7 @@ export class GatewayMetrics {
     this.#rpcSeconds.observe({ method: label }, seconds);
     if (code === undefined) return;
     this.#rpcErrors.inc({ method: label, code: codeLabel(code) });
-    if (code === TaskgateErrorCode.TaskLimitExceeded) this.#taskLimited.inc();
+    if (code === ErrorCode.TaskLimitExceeded) this.#taskLimited.inc();
   }
 
   rateLimited(operation: string): void {

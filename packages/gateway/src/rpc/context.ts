@@ -103,6 +103,6 @@ export function resultMessage(id: RequestId, result: Record<string, unknown>): R
 }
 
 /** A JSON-RPC error response. */
-export function errorMessage(id: RequestId | undefined, error: JsonRpcErrorObject): Record<string, unknown> {
+export function errorResponse(id: RequestId | undefined, error: JsonRpcErrorObject): Record<string, unknown> {
   return id === undefined ? { jsonrpc: '2.0', error } : { jsonrpc: '2.0', id, error };
 }

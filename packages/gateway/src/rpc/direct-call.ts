@@ -1,7 +1,7 @@
 import type { CatalogEntry, Logger, StoredTask, TaskRecord, TaskRef } from '@taskgate/core';
 import { type ClientRequestParams, ProtocolError, type RequestId, toJsonRpcError } from '@taskgate/protocol';
 import {
-  errorMessage,
+  errorResponse,
   type GatewayServices,
   type Reply,
   type RpcContext,
@@ -55,13 +55,13 @@ export async function directCallOutcome(
     if (task === undefined) throw ProtocolError.internal('The call expired before it finished');
     const { outcome } = await ctx.services.tasks.outcome(ctx.owner, taskId);
     if (outcome !== undefined && 'result' in outcome) return resultMessage(id, outcome.result);
-    if (outcome !== undefined) return errorMessage(id, outcome.error);
+    if (outcome !== undefined) return errorResponse(id, outcome.error);
     const why = task.statusMessage === undefined ? '' : `: ${task.statusMessage}`;
     throw ProtocolError.internal(
       task.status === 'cancelled' ? `The call was cancelled${why}` : `The call ended without a result${why}`,
     );
   } catch (error) {
-    return errorMessage(id, toJsonRpcError(error));
+    return errorResponse(id, toJsonRpcError(error));
   }
 }
 

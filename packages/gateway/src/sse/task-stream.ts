@@ -1,14 +1,7 @@
 import type { ServerResponse } from 'node:http';
-import {
-  errorMessage as describe,
-  Keys,
-  type Logger,
-  type SessionRecord,
-  type StoredTask,
-  taskExpired,
-} from '@taskgate/core';
+import { errorMessage, Keys, type Logger, type SessionRecord, type StoredTask, taskExpired } from '@taskgate/core';
 import { type RequestId, toJsonRpcError } from '@taskgate/protocol';
-import { errorMessage, resultMessage, type SessionContext } from '../rpc/context.js';
+import { errorResponse, resultMessage, type SessionContext } from '../rpc/context.js';
 import { cancelUnlessResumed, directCallOutcome } from '../rpc/direct-call.js';
 import { auditRetrieval, terminalOutcome } from '../rpc/tasks-result.js';
 import type { WatchOutcome } from '../tasks/task-watcher.js';
@@ -83,8 +76,8 @@ export async function runTaskStream(
       ? finishResult(ctx, stream, target, waited)
       : finishDirect(ctx, stream, target, waited));
   } catch (error) {
-    streamLogger(ctx, stream, target).error({ err: describe(error) }, 'task stream failed');
-    await stream.emit(errorMessage(target.rpcId, toJsonRpcError(error)), { done: '1' }).catch(() => false);
+    streamLogger(ctx, stream, target).error({ err: errorMessage(error) }, 'task stream failed');
+    await stream.emit(errorResponse(target.rpcId, toJsonRpcError(error)), { done: '1' }).catch(() => false);
   } finally {
     stream.end();
   }
@@ -109,7 +102,7 @@ async function finishResult(
     auditRetrieval(ctx.logger, task);
     message = resultMessage(target.rpcId, terminalOutcome(task, outcome));
   } catch (error) {
-    message = errorMessage(target.rpcId, toJsonRpcError(error));
+    message = errorResponse(target.rpcId, toJsonRpcError(error));
   }
   await stream.emit(message, { done: '1' });
 }
