@@ -16,24 +16,49 @@ export class TaskgateError extends Error {
   }
 }
 
+/** Stable string codes of the refusals below, for logs and tests; the wire carries the JSON-RPC code only. */
+export type RefusalReason =
+  | 'TASK_NOT_FOUND'
+  | 'TASK_EXPIRED'
+  | 'TASK_TERMINAL'
+  | 'INVALID_CURSOR'
+  | 'TASK_LIMIT_EXCEEDED';
+
+/** A ProtocolError that core answers with, tagged with a stable string code. */
+export class TaskRefusal extends ProtocolError {
+  constructor(
+    readonly reason: RefusalReason,
+    code: number,
+    message: string,
+    data?: unknown,
+  ) {
+    super(code, message, data);
+  }
+}
+
 /** -32602 for an unknown task, or another owner's task: the two must be indistinguishable (SEC-1). */
 export function taskNotFound(): ProtocolError {
-  return new ProtocolError(ErrorCode.InvalidParams, 'Failed to retrieve task: Task not found');
+  return new TaskRefusal('TASK_NOT_FOUND', ErrorCode.InvalidParams, 'Failed to retrieve task: Task not found');
 }
 
 /** -32602 for a task whose ttl has run out (TTL-2). */
 export function taskExpired(): ProtocolError {
-  return new ProtocolError(ErrorCode.InvalidParams, 'Failed to retrieve task: Task has expired');
+  return new TaskRefusal('TASK_EXPIRED', ErrorCode.InvalidParams, 'Failed to retrieve task: Task has expired');
 }
 
 /** -32602 for cancelling a task that is already terminal (CNL-1). */
 export function cannotCancelTerminal(status: TaskStatus): ProtocolError {
-  return new ProtocolError(ErrorCode.InvalidParams, `Cannot cancel task: already in terminal status '${status}'`);
+  return new TaskRefusal(
+    'TASK_TERMINAL',
+    ErrorCode.InvalidParams,
+    `Cannot cancel task: already in terminal status '${status}'`,
+  );
 }
 
 /** -32602 for a cursor that is not one we issued to this owner, or is too old. */
 export function invalidCursor(reason: string): ProtocolError {
-  return new ProtocolError(
+  return new TaskRefusal(
+    'INVALID_CURSOR',
     ErrorCode.InvalidParams,
     `Invalid cursor: ${reason}. Call tasks/list without a cursor to start over.`,
   );
@@ -41,7 +66,8 @@ export function invalidCursor(reason: string): ProtocolError {
 
 /** The owner is at its concurrency limit (TTL-3). */
 export function taskLimitExceeded(limit: number): ProtocolError {
-  return new ProtocolError(
+  return new TaskRefusal(
+    'TASK_LIMIT_EXCEEDED',
     ErrorCode.TaskLimitExceeded,
     `Too many active tasks: at most ${limit} tasks may be working or waiting for input at once. ` +
       'Wait for a task to finish, or cancel one, then try again.',
