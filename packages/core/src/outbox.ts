@@ -56,6 +56,11 @@ export class TaskOutbox {
     return reply[0] === ScriptCode.Ok ? reply[1] : undefined;
   }
 
+  /** Whether the task's outbox holds any entry (it never shrinks while the task lives). */
+  async hasEntries(taskId: string): Promise<boolean> {
+    return (await this.#redis.exists(this.#keys.taskOutbox(taskId))) === 1;
+  }
+
   /** Entries from `startId` through `endId` (inclusive, `-` / `+` for the ends), oldest first, at most `count`. */
   async range(taskId: string, startId: string, endId: string, count = 1000): Promise<OutboxEntry[]> {
     const rows = await this.#redis.xrange(this.#keys.taskOutbox(taskId), startId, endId, 'COUNT', count);

@@ -159,6 +159,11 @@ export class SessionStore {
     return replies?.[0]?.[1] === 1;
   }
 
+  /** Tells the session's channel that its GET stream was resumed, so a stale connection elsewhere stops at once. */
+  async announceStreamResumed(sessionId: string): Promise<void> {
+    await this.#redis.publish(this.#keys.sessionChannel(sessionId), STREAM_RESUMED);
+  }
+
   /** Claims the session's GET-stream lease for `streamId` (refused while another stream holds it). */
   claimStream(sessionId: string, streamId: string, leaseMs: number): Promise<LeaseResult> {
     return this.#lease('claim', sessionId, streamId, leaseMs);
@@ -184,6 +189,9 @@ export class SessionStore {
 
 /** What `end` publishes on a session's channel (task snapshots there are JSON objects with a taskId). */
 export const SESSION_ENDED = '{"sessionEnded":true}';
+
+/** What `announceStreamResumed` publishes on a session's channel. */
+export const STREAM_RESUMED = '{"streamResumed":true}';
 
 function parseObject(raw: string | undefined): Record<string, unknown> | undefined {
   if (raw === undefined) return undefined;

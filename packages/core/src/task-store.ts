@@ -188,6 +188,21 @@ export class TaskStore {
     return recordFromValues(taskId, await this.#redis.hmget(this.keys.task(taskId), ...RECORD_FIELDS));
   }
 
+  /**
+   * The status of many tasks in one pipelined round trip (one HGET each), for safety re-reads: `null` for a
+   * task that does not exist (expired), `undefined` where its read failed.
+   */
+  async statuses(taskIds: readonly string[]): Promise<(TaskStatus | null | undefined)[]> {
+    const pipeline = this.#redis.pipeline();
+    for (const taskId of taskIds) pipeline.hget(this.keys.task(taskId), 'status');
+    const replies = (await pipeline.exec()) ?? [];
+    return taskIds.map((_taskId, i) => {
+      const [error, status] = replies[i] ?? [new Error('no reply')];
+      if (error !== null) return undefined;
+      return typeof status === 'string' ? (status as TaskStatus) : null;
+    });
+  }
+
   /** The stored outcome of the caller's task, with the task; `outcome` is absent until the task finished. */
   async outcome(owner: string, taskId: string): Promise<{ task: StoredTask; outcome?: TaskOutcome }> {
     // One HMGET for the record and the outcome: tasks/result runs this once or twice per task.
