@@ -131,8 +131,8 @@ describe('core owns Redis (gateway and worker never speak to it directly)', () =
   it('catches each kind of violation (the rule is not vacuous)', () => {
     const probe = join(root, 'test/architecture/fixtures/redis-in-gateway.ts');
     expect(violations([probe]).map((v) => v.replace(/^[^:]+:\d+: /, ''))).toEqual([
-      'runtime import of ioredis',
       'runtime import of bullmq',
+      'runtime import of ioredis',
       '.hget() on a Redis client library object',
       '.pipeline() on a Redis client library object',
       'Keys.task() builds a Redis key or channel name',
