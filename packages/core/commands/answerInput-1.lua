@@ -12,13 +12,13 @@
   Output:
     { 0, taskId }       recorded
     { -1 }              no such request (unknown, expired, or another owner's)
-    { -2 }              answered already
+    { -10 }             answered already
 ]]
 --- @include "includes/codes"
 
 local request = redis.call('HMGET', KEYS[1], 'owner', 'answer', 'taskId')
 if not request[1] or request[1] ~= ARGV[2] then return { NOT_FOUND } end
-if request[2] then return { TERMINAL } end
+if request[2] then return { ANSWERED } end
 
 redis.call('HSET', KEYS[1], 'answer', ARGV[3])
 redis.call('PUBLISH', ARGV[1], ARGV[3])

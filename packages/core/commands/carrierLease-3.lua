@@ -19,7 +19,7 @@
 
   Output:
     { 0 }               claimed, refreshed or released
-    { -5 }              another stream carries the task (claim, refresh), or none does (refresh, release);
+    { -9 }              another stream carries the task (claim, refresh), or none does (refresh, release);
                         a refresh extended the connection lease all the same
     { -6 }              the connection does not hold the stream
 ]]
@@ -30,7 +30,7 @@ if redis.call('GET', KEYS[2]) ~= ARGV[3] then return { FENCED } end
 if ARGV[1] == 'refresh' then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
 local carrier = redis.call('GET', KEYS[1])
 if ARGV[1] == 'release' then
-  if carrier ~= ARGV[2] then return { ALREADY_EXISTS } end
+  if carrier ~= ARGV[2] then return { NOT_HELD } end
   redis.call('DEL', KEYS[1])
   local status = redis.call('HGET', KEYS[3], 'status')
   if status and not isTerminal(status) then
@@ -39,7 +39,7 @@ if ARGV[1] == 'release' then
   end
   return { OK }
 end
-if carrier and carrier ~= ARGV[2] then return { ALREADY_EXISTS } end
-if ARGV[1] == 'refresh' and not carrier then return { ALREADY_EXISTS } end
+if carrier and carrier ~= ARGV[2] then return { NOT_HELD } end
+if ARGV[1] == 'refresh' and not carrier then return { NOT_HELD } end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[4])
 return { OK }

@@ -13,10 +13,9 @@
     ARGV[3] poll interval (ms, '' for none)
     ARGV[4] owner id (digest)
     ARGV[5] max non-terminal tasks per owner (0 = unlimited)
-    ARGV[6] channel (unused: nothing is published on creation)
-    ARGV[7] JSON object of extra string fields (kind, session, notify = session channel, feed = session feed,
+    ARGV[6] JSON object of extra string fields (kind, session, notify = session channel, feed = session feed,
             tool, progressToken)
-    ARGV[8] '1' to list the task under its owner, '0' to keep it out of tasks/list (direct calls)
+    ARGV[7] '1' to list the task under its owner, '0' to keep it out of tasks/list (direct calls)
 
   Output:
     { 0, snapshot }           created
@@ -51,7 +50,7 @@ local task = {
   expiresAt = tostring(expiresAt), owner = ARGV[4], version = '1'
 }
 if ARGV[3] ~= '' then task.pollInterval = ARGV[3] end
-for field, value in pairs(cjson.decode(ARGV[7])) do task[field] = tostring(value) end
+for field, value in pairs(cjson.decode(ARGV[6])) do task[field] = tostring(value) end
 local fields = {}
 for field, value in pairs(task) do
   fields[#fields + 1] = field
@@ -65,7 +64,7 @@ local function index(key)
   redis.call('ZADD', key, expiresAt, ARGV[1])
   keepUntil(key, expiresAt)
 end
-if ARGV[8] == '1' then index(KEYS[2]) end
+if ARGV[7] == '1' then index(KEYS[2]) end
 index(KEYS[3])
 
 return { OK, encodeSnapshot(ARGV[1], task) }

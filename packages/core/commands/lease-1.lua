@@ -11,7 +11,7 @@
 
   Output:
     { 0 }               done
-    { -5 }              another holder has it (claim, refresh), or nobody does (refresh)
+    { -9 }              another holder has it (claim, refresh), or nobody does (refresh)
 ]]
 --- @include "includes/codes"
 
@@ -20,7 +20,7 @@ if ARGV[1] == 'release' then
   if holder == ARGV[2] then redis.call('DEL', KEYS[1]) end
   return { OK }
 end
-if ARGV[1] == 'claim' and holder and holder ~= ARGV[2] then return { ALREADY_EXISTS } end
-if ARGV[1] == 'refresh' and holder ~= ARGV[2] then return { ALREADY_EXISTS } end
+if ARGV[1] == 'claim' and holder and holder ~= ARGV[2] then return { NOT_HELD } end
+if ARGV[1] == 'refresh' and holder ~= ARGV[2] then return { NOT_HELD } end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 return { OK }

@@ -14,7 +14,7 @@
   Output:
     { 0 }               claimed, refreshed or released
     { -1 }              the session does not exist (any lease of it is dropped)
-    { -5 }              another stream holds the lease
+    { -9 }              another stream holds the lease
 ]]
 --- @include "includes/codes"
 
@@ -28,8 +28,8 @@ if ARGV[1] == 'release' then
   if holder == ARGV[2] then redis.call('DEL', KEYS[1]) end
   return { OK }
 end
-if holder and holder ~= ARGV[2] then return { ALREADY_EXISTS } end
-if ARGV[1] == 'refresh' and not holder then return { ALREADY_EXISTS } end
+if holder and holder ~= ARGV[2] then return { NOT_HELD } end
+if ARGV[1] == 'refresh' and not holder then return { NOT_HELD } end
 
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 redis.call('PEXPIRE', KEYS[2], ARGV[4])

@@ -1,8 +1,13 @@
 import type { Redis } from 'ioredis';
+import { createRedisConnection } from './connection.js';
+import type { CatalogKind, Keys } from './keys.js';
 import { closeRedis } from './redis-close.js';
 
 /** Receives the raw payload of one pub/sub message. */
 export type ChannelListener = (message: string) => void;
+
+/** Ends one subscription (idempotent). */
+export type Unsubscribe = () => Promise<void>;
 
 interface Channel {
   readonly listeners: Set<ChannelListener>;
@@ -18,19 +23,16 @@ interface Channel {
  */
 export class EventBus {
   readonly #subscriber: Redis;
+  readonly #keys: Keys;
   readonly #channels = new Map<string, Channel>();
   readonly #reconnectHooks = new Set<() => void>();
   #connectedOnce = false;
   #closed = false;
 
-  /** Opens the subscriber connection as a duplicate of `redis` (same server and options). */
-  constructor(redis: Redis) {
-    this.#subscriber = redis.duplicate({
-      autoResubscribe: true,
-      enableOfflineQueue: true,
-      lazyConnect: false,
-      enableAutoPipelining: false,
-    });
+  /** Opens the subscriber connection as a duplicate of `redis` (same server and options); `keys` names the channels. */
+  constructor(redis: Redis, keys: Keys) {
+    this.#keys = keys;
+    this.#subscriber = createRedisConnection(redis, 'subscriber');
     this.#subscriber.on('message', (channel: string, message: string) => this.#dispatch(channel, message));
     this.#subscriber.on('ready', () => this.#onReady());
     // Connection errors are retried by ioredis; waiters recover through the reconnect hooks.
@@ -77,6 +79,44 @@ export class EventBus {
       removed = true;
       await this.#unsubscribe(channel, listener);
     };
+  }
+
+  /** Every change of a task's status or status message (payload: the task's snapshot, JSON). */
+  onTaskChange(taskId: string, listener: ChannelListener): Promise<Unsubscribe> {
+    return this.subscribe(this.#keys.taskChannel(taskId), listener);
+  }
+
+  /** The id of every cancelled task of the deployment (workers subscribe once per process). */
+  onTaskCancelled(listener: ChannelListener): Promise<Unsubscribe> {
+    return this.subscribe(this.#keys.cancelledChannel(), listener);
+  }
+
+  /**
+   * A session's channel: snapshots of its tasks' changes, `{"outbox": taskId}` arrivals no stream carries,
+   * `STREAM_RESUMED` and `SESSION_ENDED`.
+   */
+  onSessionMessage(sessionId: string, listener: ChannelListener): Promise<Unsubscribe> {
+    return this.subscribe(this.#keys.sessionChannel(sessionId), listener);
+  }
+
+  /** Every arrival in a task's outbox (payload: the entry id). */
+  onOutboxArrival(taskId: string, listener: ChannelListener): Promise<Unsubscribe> {
+    return this.subscribe(this.#keys.outboxChannel(taskId), listener);
+  }
+
+  /** Registrations of one catalog kind by workers (list_changed news). */
+  onCatalogChange(kind: CatalogKind, listener: ChannelListener): Promise<Unsubscribe> {
+    return this.subscribe(this.#keys.catalogChannel(kind), listener);
+  }
+
+  /** Every resource URI a worker announced as updated. */
+  onResourceUpdated(listener: ChannelListener): Promise<Unsubscribe> {
+    return this.subscribe(this.#keys.resourceUpdatedChannel(), listener);
+  }
+
+  /** Changes of a session's resource subscriptions. */
+  onSessionSubscriptionsChange(sessionId: string, listener: ChannelListener): Promise<Unsubscribe> {
+    return this.subscribe(this.#keys.sessionSubscriptionsChannel(sessionId), listener);
   }
 
   /** Runs `hook` after every reconnect of the subscriber connection. Returns a function that removes it. */

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { Keys } from './keys.js';
-import { ScriptCode } from './script-codes.js';
-import { scriptRunner } from './scripts.js';
+import { Scripts } from './script-replies.js';
 
 /** One SSE event as logged: its id (what `Last-Event-ID` names) and its data ('' for a priming event). */
 export interface LoggedEvent {
@@ -99,14 +98,14 @@ export class EventLog {
   readonly retentionMs: number;
   readonly #redis: Redis;
   readonly #keys: Keys;
-  readonly #run: ReturnType<typeof scriptRunner>;
+  readonly #scripts: Scripts;
 
   constructor(options: EventLogOptions) {
     this.#redis = options.redis;
     this.#keys = options.keys ?? new Keys();
     this.maxEvents = options.maxEvents ?? 1000;
     this.retentionMs = options.retentionMs ?? 10 * 60 * 1000;
-    this.#run = scriptRunner(options.redis);
+    this.#scripts = new Scripts(options.redis);
   }
 
   /** A new stream id (128 random bits, 22 base64url characters). */
@@ -179,7 +178,7 @@ export class EventLog {
     state: Readonly<Record<string, string>> = {},
     feedPosition?: string,
   ): Promise<string | undefined> {
-    const reply = (await this.#run('appendEvent', this.#streamKeys(streamId), [
+    const reply = await this.#scripts.appendEvent(this.#streamKeys(streamId), [
       connectionId,
       data,
       this.maxEvents,
@@ -187,21 +186,21 @@ export class EventLog {
       JSON.stringify(state),
       'event',
       feedPosition ?? '',
-    ])) as [number, string?];
-    return reply[0] === ScriptCode.Ok ? EventLog.eventId(streamId, reply[1] ?? '') : undefined;
+    ]);
+    return reply.kind === 'appended' ? EventLog.eventId(streamId, reply.entryId) : undefined;
   }
 
   /** Sets state fields without an event (e.g. `done` for a response that is not sent); false when fenced. */
   async setState(streamId: string, connectionId: string, state: Readonly<Record<string, string>>): Promise<boolean> {
-    const reply = (await this.#run('appendEvent', this.#streamKeys(streamId), [
+    const reply = await this.#scripts.appendEvent(this.#streamKeys(streamId), [
       connectionId,
       '',
       this.maxEvents,
       this.retentionMs,
       JSON.stringify(state),
       'state',
-    ])) as [number];
-    return reply[0] === ScriptCode.Ok;
+    ]);
+    return reply.kind === 'appended';
   }
 
   /**
@@ -210,7 +209,7 @@ export class EventLog {
    * another connection took the stream over.
    */
   async keepAlive(streamId: string, connectionId: string, leaseMs: number): Promise<boolean> {
-    const reply = (await this.#run('appendEvent', this.#streamKeys(streamId), [
+    const reply = await this.#scripts.appendEvent(this.#streamKeys(streamId), [
       connectionId,
       '',
       this.maxEvents,
@@ -219,8 +218,8 @@ export class EventLog {
       'touch',
       '',
       leaseMs,
-    ])) as [number];
-    return reply[0] === ScriptCode.Ok;
+    ]);
+    return reply.kind === 'appended';
   }
 
   /**
@@ -228,8 +227,7 @@ export class EventLog {
    * `input.feedPosition` is stored with the event (the session stream's position in its feed).
    */
   async relay(streamId: string, connectionId: string, input: RelayInput): Promise<RelayOutcome> {
-    const reply = (await this.#run(
-      'relayEvent',
+    const reply = await this.#scripts.relayEvent(
       [...this.#streamKeys(streamId), this.#keys.taskCarrier(input.taskId), this.#keys.taskRelay(input.taskId)],
       [
         connectionId,
@@ -243,19 +241,11 @@ export class EventLog {
         input.requestId ?? '',
         input.feedPosition ?? '',
       ],
-    )) as [number, string?];
-    switch (reply[0]) {
-      case ScriptCode.Ok:
-        return reply[1] === '' || reply[1] === undefined
-          ? { kind: 'relayed' }
-          : { kind: 'relayed', eventId: EventLog.eventId(streamId, reply[1]), entryId: reply[1] };
-      case ScriptCode.Fenced:
-        return { kind: 'fenced' };
-      case ScriptCode.NotCarrier:
-        return { kind: 'not_carrier' };
-      default:
-        return { kind: 'stale' };
-    }
+    );
+    if (reply.kind !== 'relayed') return reply;
+    return reply.entryId === ''
+      ? { kind: 'relayed' }
+      : { kind: 'relayed', eventId: EventLog.eventId(streamId, reply.entryId), entryId: reply.entryId };
   }
 
   /** Events after `entryId` in order, at most `count`; an empty list when the log is gone. */
@@ -291,22 +281,18 @@ export class EventLog {
 
   /** Gives the stream's connection lease to `connectionId`, whoever held it (a resumption). */
   async takeConnection(streamId: string, connectionId: string, leaseMs: number): Promise<void> {
-    await this.#run('lease', [this.#keys.sseConnection(streamId)], ['take', connectionId, leaseMs]);
+    await this.#scripts.lease([this.#keys.sseConnection(streamId)], ['take', connectionId, leaseMs]);
   }
 
   /** Extends the connection lease; false when another connection took the stream over. */
   async refreshConnection(streamId: string, connectionId: string, leaseMs: number): Promise<boolean> {
-    const reply = (await this.#run(
-      'lease',
-      [this.#keys.sseConnection(streamId)],
-      ['refresh', connectionId, leaseMs],
-    )) as [number];
-    return reply[0] === ScriptCode.Ok;
+    const reply = await this.#scripts.lease([this.#keys.sseConnection(streamId)], ['refresh', connectionId, leaseMs]);
+    return reply.kind === 'ok';
   }
 
   /** Gives the connection lease up if `connectionId` still holds it. */
   async releaseConnection(streamId: string, connectionId: string): Promise<void> {
-    await this.#run('lease', [this.#keys.sseConnection(streamId)], ['release', connectionId, 0]);
+    await this.#scripts.lease([this.#keys.sseConnection(streamId)], ['release', connectionId, 0]);
   }
 
   /** True while `connectionId` holds the stream's connection lease. */
@@ -319,7 +305,7 @@ export class EventLog {
     return (await this.#redis.exists(this.#keys.sseConnection(streamId))) === 1;
   }
 
-  #streamKeys(streamId: string): string[] {
+  #streamKeys(streamId: string): [string, string, string] {
     return [this.#keys.sseStream(streamId), this.#keys.sseConnection(streamId), this.#keys.sseState(streamId)];
   }
 }

@@ -1,4 +1,6 @@
 export { Catalog, type CatalogOptions } from './catalog.js';
+export { createRedisConnection, type RedisRole } from './connection.js';
+export { DirectCalls, type DirectCallsOptions } from './direct-calls.js';
 export {
   cannotCancelTerminal,
   type InternalErrorCode,
@@ -10,7 +12,7 @@ export {
   taskLimitExceeded,
   taskNotFound,
 } from './errors.js';
-export { type ChannelListener, EventBus } from './event-bus.js';
+export { type ChannelListener, EventBus, type Unsubscribe } from './event-bus.js';
 export {
   EventLog,
   type EventLogOptions,
@@ -53,6 +55,15 @@ export {
   type ResourceTemplateEntry,
 } from './offering-catalog.js';
 export { type OutboxEntry, type OutboxMessage, TaskOutbox, type TaskOutboxOptions } from './outbox.js';
+export {
+  type ConsumeOptions,
+  consumeQueue,
+  type QueueConsumer,
+  requeueJob,
+  UnrecoverableError,
+  WaitingError,
+} from './queue-workers.js';
+export { RateLimiter, type RateLimiterOptions, type RateLimitVerdict } from './rate-limiter.js';
 export { isReadJob, type ReadJobData, type ReadRequest } from './read-jobs.js';
 export { closeRedis } from './redis-close.js';
 export {
@@ -79,6 +90,7 @@ export {
   type SessionRecord,
   SessionStore,
   type SessionStoreOptions,
+  STREAM_RESUMED,
 } from './session-store.js';
 export {
   type CarrierResult,

@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { EventBus } from './event-bus.js';
 import { Keys } from './keys.js';
-import { ScriptCode } from './script-codes.js';
-import { scriptRunner } from './scripts.js';
+import { Scripts } from './script-replies.js';
 
 /** The requestor's answer to a server-to-client request: its JSON-RPC result, or its JSON-RPC error. */
 export type InputAnswer =
@@ -42,13 +41,13 @@ export class InputRequests {
   readonly #redis: Redis;
   readonly #bus: EventBus;
   readonly #keys: Keys;
-  readonly #run: ReturnType<typeof scriptRunner>;
+  readonly #scripts: Scripts;
 
   constructor(options: InputRequestsOptions) {
     this.#redis = options.redis;
     this.#bus = options.bus;
     this.#keys = options.keys ?? new Keys();
-    this.#run = scriptRunner(options.redis);
+    this.#scripts = new Scripts(options.redis);
   }
 
   /** Registers a pending request of a task; its id (≥128 random bits) is also the JSON-RPC id the client sees. */
@@ -74,13 +73,12 @@ export class InputRequests {
    * requests alike; `duplicate` means an answer was recorded before (the first one wins).
    */
   async answer(requestId: string, ownerId: string, answer: InputAnswer): Promise<'ok' | 'not_found' | 'duplicate'> {
-    const reply = (await this.#run(
-      'answerInput',
+    const reply = await this.#scripts.answerInput(
       [this.#keys.inputRequest(requestId)],
       [this.#keys.inputRequestChannel(requestId), ownerId, JSON.stringify(answer)],
-    )) as [number, string?];
-    if (reply[0] === ScriptCode.Ok) return 'ok';
-    return reply[0] === ScriptCode.Terminal ? 'duplicate' : 'not_found';
+    );
+    if (reply.kind === 'recorded') return 'ok';
+    return reply.kind === 'answered' ? 'duplicate' : 'not_found';
   }
 
   /** Waits for the answer to a request; rejects with InputWaitError on timeout or abort. */

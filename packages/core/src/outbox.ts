@@ -1,7 +1,6 @@
 import type { Redis } from 'ioredis';
 import { Keys } from './keys.js';
-import { ScriptCode } from './script-codes.js';
-import { scriptRunner } from './scripts.js';
+import { Scripts } from './script-replies.js';
 
 /** A server-to-client message produced while a task runs, waiting for a stream to deliver it. */
 export type OutboxMessage =
@@ -36,24 +35,28 @@ export interface TaskOutboxOptions {
 export class TaskOutbox {
   readonly #redis: Redis;
   readonly #keys: Keys;
-  readonly #run: ReturnType<typeof scriptRunner>;
+  readonly #scripts: Scripts;
   readonly #maxEntries: number;
 
   constructor(options: TaskOutboxOptions) {
     this.#redis = options.redis;
     this.#keys = options.keys ?? new Keys();
-    this.#run = scriptRunner(options.redis);
+    this.#scripts = new Scripts(options.redis);
     this.#maxEntries = options.maxEntries ?? 1000;
   }
 
   /** Appends a message; resolves to its entry id, or undefined when the task no longer exists. */
   async append(taskId: string, message: OutboxMessage): Promise<string | undefined> {
-    const reply = (await this.#run(
-      'appendOutbox',
+    const reply = await this.#scripts.appendOutbox(
       [this.#keys.task(taskId), this.#keys.taskOutbox(taskId), this.#keys.taskCarrier(taskId)],
       [this.#keys.outboxChannel(taskId), JSON.stringify(message), this.#maxEntries, taskId],
-    )) as [number, string?];
-    return reply[0] === ScriptCode.Ok ? reply[1] : undefined;
+    );
+    return reply.kind === 'appended' ? reply.entryId : undefined;
+  }
+
+  /** Whether the task's outbox holds any entry (it never shrinks while the task lives). */
+  async hasEntries(taskId: string): Promise<boolean> {
+    return (await this.#redis.exists(this.#keys.taskOutbox(taskId))) === 1;
   }
 
   /** Entries from `startId` through `endId` (inclusive, `-` / `+` for the ends), oldest first, at most `count`. */

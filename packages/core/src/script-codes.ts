@@ -1,10 +1,14 @@
-/** Result codes of the transition scripts (`commands/includes/codes.lua` defines the same numbers). */
+/**
+ * Reply codes of every script (`commands/includes/codes.lua` defines the same numbers). Each code has one
+ * meaning in every script; `script-replies.ts` decodes them into each script's union.
+ */
 export const ScriptCode = {
   Ok: 0,
   NotFound: -1,
   Terminal: -2,
   IllegalTransition: -3,
   LimitExceeded: -4,
+  /** A task with this id exists (createTask only). */
   AlreadyExists: -5,
   /** The connection no longer holds the SSE stream (it was resumed elsewhere). */
   Fenced: -6,
@@ -12,6 +16,10 @@ export const ScriptCode = {
   NotCarrier: -7,
   /** The outbox entry was relayed already. */
   Stale: -8,
+  /** A lease is held by another holder, or by none where the caller's was required. */
+  NotHeld: -9,
+  /** The input request was answered already (the first answer wins). */
+  Answered: -10,
 } as const;
 
 export type ScriptCode = (typeof ScriptCode)[keyof typeof ScriptCode];

@@ -3,8 +3,7 @@ import { type LoggingLevel, LoggingLevelSchema } from '@taskgate/protocol';
 import type { Redis } from 'ioredis';
 import { TaskgateError } from './errors.js';
 import { Keys } from './keys.js';
-import { ScriptCode } from './script-codes.js';
-import { scriptRunner } from './scripts.js';
+import { Scripts } from './script-replies.js';
 
 /** A new MCP session id: 256 random bits, base64url (visible ASCII only, as Streamable HTTP requires). */
 export function newSessionId(): string {
@@ -58,7 +57,7 @@ export class SessionStore {
   readonly idleTtlMs: number;
   readonly #redis: Redis;
   readonly #keys: Keys;
-  readonly #run: ReturnType<typeof scriptRunner>;
+  readonly #scripts: Scripts;
   /** When this process last pushed each session's expiry back (ms), so busy sessions are not refreshed per request. */
   readonly #refreshed = new Map<string, number>();
   readonly #refreshEveryMs: number;
@@ -71,7 +70,7 @@ export class SessionStore {
     this.#keys = options.keys ?? new Keys();
     this.idleTtlMs = options.idleTtlMs;
     this.#refreshEveryMs = Math.min(60_000, Math.floor(options.idleTtlMs / 10));
-    this.#run = scriptRunner(options.redis);
+    this.#scripts = new Scripts(options.redis);
   }
 
   /** Stores a new session and returns it. */
@@ -159,6 +158,11 @@ export class SessionStore {
     return replies?.[0]?.[1] === 1;
   }
 
+  /** Tells the session's channel that its GET stream was resumed, so a stale connection elsewhere stops at once. */
+  async announceStreamResumed(sessionId: string): Promise<void> {
+    await this.#redis.publish(this.#keys.sessionChannel(sessionId), STREAM_RESUMED);
+  }
+
   /** Claims the session's GET-stream lease for `streamId` (refused while another stream holds it). */
   claimStream(sessionId: string, streamId: string, leaseMs: number): Promise<LeaseResult> {
     return this.#lease('claim', sessionId, streamId, leaseMs);
@@ -175,15 +179,18 @@ export class SessionStore {
   }
 
   async #lease(op: string, sessionId: string, streamId: string, leaseMs: number): Promise<LeaseResult> {
-    const keys = [this.#keys.sessionStream(sessionId), this.#keys.session(sessionId)];
-    const reply = (await this.#run('streamLease', keys, [op, streamId, leaseMs, this.idleTtlMs])) as [number];
-    if (reply[0] === ScriptCode.Ok) return 'ok';
-    return reply[0] === ScriptCode.NotFound ? 'session_gone' : 'held_elsewhere';
+    const keys: [string, string] = [this.#keys.sessionStream(sessionId), this.#keys.session(sessionId)];
+    const reply = await this.#scripts.streamLease(keys, [op, streamId, leaseMs, this.idleTtlMs]);
+    if (reply.kind === 'ok') return 'ok';
+    return reply.kind === 'not_found' ? 'session_gone' : 'held_elsewhere';
   }
 }
 
 /** What `end` publishes on a session's channel (task snapshots there are JSON objects with a taskId). */
 export const SESSION_ENDED = '{"sessionEnded":true}';
+
+/** What `announceStreamResumed` publishes on a session's channel. */
+export const STREAM_RESUMED = '{"streamResumed":true}';
 
 function parseObject(raw: string | undefined): Record<string, unknown> | undefined {
   if (raw === undefined) return undefined;

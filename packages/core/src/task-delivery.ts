@@ -1,8 +1,7 @@
 import type { Redis } from 'ioredis';
 import { Keys } from './keys.js';
 import type { OutboxEntry, OutboxMessage } from './outbox.js';
-import { ScriptCode } from './script-codes.js';
-import { scriptRunner } from './scripts.js';
+import { Scripts } from './script-replies.js';
 
 /** What claiming or refreshing a carrier lease found. */
 export type CarrierResult = 'ok' | 'taken' | 'fenced';
@@ -34,12 +33,12 @@ type Request = Extract<OutboxMessage, { type: 'request' }>;
 export class TaskDelivery {
   readonly #redis: Redis;
   readonly #keys: Keys;
-  readonly #run: ReturnType<typeof scriptRunner>;
+  readonly #scripts: Scripts;
 
   constructor(options: TaskDeliveryOptions) {
     this.#redis = options.redis;
     this.#keys = options.keys ?? new Keys();
-    this.#run = scriptRunner(options.redis);
+    this.#scripts = new Scripts(options.redis);
   }
 
   /** Makes `streamId` the carrier of the task's outbox, unless another stream is. */
@@ -139,10 +138,13 @@ export class TaskDelivery {
     connectionId: string,
     leaseMs: number,
   ): Promise<CarrierResult> {
-    const keys = [this.#keys.taskCarrier(taskId), this.#keys.sseConnection(streamId), this.#keys.task(taskId)];
-    const reply = (await this.#run('carrierLease', keys, [op, streamId, connectionId, leaseMs, taskId])) as [number];
-    if (reply[0] === ScriptCode.Ok) return 'ok';
-    return reply[0] === ScriptCode.Fenced ? 'fenced' : 'taken';
+    const keys: [string, string, string] = [
+      this.#keys.taskCarrier(taskId),
+      this.#keys.sseConnection(streamId),
+      this.#keys.task(taskId),
+    ];
+    const reply = await this.#scripts.carrierLease(keys, [op, streamId, connectionId, leaseMs, taskId]);
+    return reply.kind === 'not_held' ? 'taken' : reply.kind;
   }
 }
 

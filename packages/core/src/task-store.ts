@@ -4,8 +4,7 @@ import { cannotCancelTerminal, TaskgateError, taskExpired, taskLimitExceeded, ta
 import { isTaskIdShape, newTaskId } from './ids.js';
 import { Keys } from './keys.js';
 import { ListCursorCodec } from './list-cursor.js';
-import { ScriptCode } from './script-codes.js';
-import { type ScriptName, scriptRunner } from './scripts.js';
+import { Scripts } from './script-replies.js';
 import { grantTtl, resolveTaskLimits, type TaskLimits } from './task-limits.js';
 import {
   recordFromFields,
@@ -117,7 +116,7 @@ export class TaskStore {
   readonly keys: Keys;
   readonly limits: TaskLimits;
   readonly #redis: Redis;
-  readonly #run: ReturnType<typeof scriptRunner>;
+  readonly #scripts: Scripts;
   readonly #cursors: ListCursorCodec;
   readonly #observer: TaskObserver;
 
@@ -126,7 +125,7 @@ export class TaskStore {
     this.#redis = options.redis;
     this.keys = options.keys ?? new Keys();
     this.limits = resolveTaskLimits(options.limits);
-    this.#run = scriptRunner(options.redis);
+    this.#scripts = new Scripts(options.redis);
     this.#cursors = new ListCursorCodec(options.cursorSecret, this.limits.cursorTtlMs);
   }
 
@@ -146,8 +145,7 @@ export class TaskStore {
       ...(input.progressToken !== undefined && { progressToken: JSON.stringify(input.progressToken) }),
     };
     const taskId = newTaskId();
-    const reply = await this.#script(
-      'createTask',
+    const reply = await this.#scripts.createTask(
       [this.keys.task(taskId), this.keys.ownerTasks(ownerId), this.keys.ownerActive(ownerId)],
       [
         taskId,
@@ -155,17 +153,16 @@ export class TaskStore {
         this.limits.pollIntervalMs > 0 ? this.limits.pollIntervalMs : '',
         ownerId,
         this.limits.maxActivePerOwner,
-        this.keys.taskChannel(taskId),
         JSON.stringify(extra),
         kind === 'task' ? '1' : '0',
       ],
     );
-    if (reply[0] === ScriptCode.LimitExceeded) throw taskLimitExceeded(this.limits.maxActivePerOwner);
-    if (reply[0] === ScriptCode.AlreadyExists) {
+    if (reply.kind === 'limit') throw taskLimitExceeded(this.limits.maxActivePerOwner);
+    if (reply.kind === 'exists') {
       throw new TaskgateError('TASK_ID_COLLISION', 'a freshly generated task id already exists');
     }
     const created: StoredTask = {
-      ...this.#snapshot(reply),
+      ...this.#snapshot(reply.snapshot),
       ownerId,
       ...(input.progressToken !== undefined && { progressToken: input.progressToken }),
     };
@@ -186,6 +183,21 @@ export class TaskStore {
   /** A task record by id with no owner check, for workers and the broker itself. */
   async read(taskId: string): Promise<StoredTask | undefined> {
     return recordFromValues(taskId, await this.#redis.hmget(this.keys.task(taskId), ...RECORD_FIELDS));
+  }
+
+  /**
+   * The status of many tasks in one pipelined round trip (one HGET each), for safety re-reads: `null` for a
+   * task that does not exist (expired), `undefined` where its read failed.
+   */
+  async statuses(taskIds: readonly string[]): Promise<(TaskStatus | null | undefined)[]> {
+    const pipeline = this.#redis.pipeline();
+    for (const taskId of taskIds) pipeline.hget(this.keys.task(taskId), 'status');
+    const replies = (await pipeline.exec()) ?? [];
+    return taskIds.map((_taskId, i) => {
+      const [error, status] = replies[i] ?? [new Error('no reply')];
+      if (error !== null) return undefined;
+      return typeof status === 'string' ? (status as TaskStatus) : null;
+    });
   }
 
   /** The stored outcome of the caller's task, with the task; `outcome` is absent until the task finished. */
@@ -223,10 +235,9 @@ export class TaskStore {
     const after = cursor === undefined ? undefined : this.#cursors.decode(ownerId, cursor);
     const size = this.limits.pageSize;
     const indexKey = this.keys.ownerTasks(ownerId);
-    const entries = (await this.#run('listPage', [indexKey], [size, after?.score ?? '', after?.id ?? ''])) as string[];
-    const ids: string[] = [];
-    for (let i = 0; i < entries.length && ids.length < size; i += 2) ids.push(entries[i] as string);
-    const more = entries.length > size * 2;
+    const entries = await this.#scripts.listPage([indexKey], [size, after?.score ?? '', after?.id ?? '']);
+    const ids = entries.slice(0, size).map((entry) => entry.id);
+    const more = entries.length > size;
 
     const pipeline = this.#redis.pipeline();
     for (const id of ids) pipeline.hmget(this.keys.task(id), ...RECORD_FIELDS);
@@ -244,9 +255,9 @@ export class TaskStore {
     if (gone.length > 0) await this.#redis.zrem(indexKey, ...gone);
 
     if (!more) return { tasks };
-    const lastIndex = (ids.length - 1) * 2;
-    const position = { id: entries[lastIndex] as string, score: Number(entries[lastIndex + 1]) };
-    return { tasks, nextCursor: this.#cursors.encode(ownerId, position) };
+    const last = entries[ids.length - 1];
+    if (last === undefined) return { tasks };
+    return { tasks, nextCursor: this.#cursors.encode(ownerId, { id: last.id, score: last.score }) };
   }
 
   /**
@@ -320,38 +331,26 @@ export class TaskStore {
   }
 
   async #transition(
-    name: ScriptName,
+    name: 'startTask' | 'requireInput' | 'resumeTask' | 'setStatusMessage' | 'finishTask' | 'cancelTask',
     ref: TaskRef,
     args: (string | number)[],
     touchesActive = false,
   ): Promise<TransitionResult> {
     const keys = [this.keys.task(ref.taskId)];
     if (touchesActive) keys.push(this.keys.ownerActive(ref.ownerId));
-    const reply = await this.#script(name, keys, [ref.taskId, this.keys.taskChannel(ref.taskId), ...args]);
-    switch (reply[0]) {
-      case ScriptCode.Ok:
-        return { ok: true, task: this.#snapshot(reply) };
-      case ScriptCode.NotFound:
+    const reply = await this.#scripts.transition(name, keys, [ref.taskId, this.keys.taskChannel(ref.taskId), ...args]);
+    switch (reply.kind) {
+      case 'changed':
+        return { ok: true, task: this.#snapshot(reply.snapshot) };
+      case 'not_found':
         return { ok: false, reason: 'not_found' };
-      case ScriptCode.Terminal:
-        return { ok: false, reason: 'terminal', status: reply[1] as TaskStatus };
-      case ScriptCode.IllegalTransition:
-        return { ok: false, reason: 'illegal', status: reply[1] as TaskStatus };
       default:
-        throw new TaskgateError('UNEXPECTED_SCRIPT_REPLY', `${name} replied ${JSON.stringify(reply)}`);
+        return { ok: false, reason: reply.kind, status: reply.status };
     }
   }
 
-  async #script(name: ScriptName, keys: string[], args: (string | number)[]): Promise<[number, string?]> {
-    const reply = await this.#run(name, keys, args);
-    if (!Array.isArray(reply) || typeof reply[0] !== 'number') {
-      throw new TaskgateError('UNEXPECTED_SCRIPT_REPLY', `${name} replied ${JSON.stringify(reply)}`);
-    }
-    return reply as [number, string?];
-  }
-
-  #snapshot(reply: [number, string?]): StoredTask {
-    const fields = JSON.parse(reply[1] ?? '{}') as Record<string, string> & { taskId: string };
+  #snapshot(snapshot: string): StoredTask {
+    const fields = JSON.parse(snapshot) as Record<string, string> & { taskId: string };
     return recordFromFields(fields.taskId, fields);
   }
 }

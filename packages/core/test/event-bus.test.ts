@@ -1,7 +1,7 @@
 import { type RedisServer, startRedis, useRedis } from '@taskgate/test-harness';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { EventBus } from '../src/index.js';
+import { EventBus, Keys } from '../src/index.js';
 import { sleep, waitFor } from './support.js';
 
 /** Calls of one command since the server started (INFO commandstats). */
@@ -22,7 +22,7 @@ describe('EventBus', () => {
   /** A bus on a connection named after the test, so CLIENT LIST can pick out its connections. */
   const namedBus = () => {
     const name = `bus-${redis.prefix}`;
-    return { name, bus: new EventBus(redis.connect({ connectionName: name })) };
+    return { name, bus: new EventBus(redis.connect({ connectionName: name }), new Keys(redis.prefix)) };
   };
 
   it('multiplexes many subscriptions over exactly one pub/sub connection', async () => {
@@ -172,7 +172,7 @@ describe('EventBus across a Redis restart', () => {
       clients.push(client);
       return client;
     };
-    const bus = new EventBus(connect());
+    const bus = new EventBus(connect(), new Keys());
     try {
       const got: string[] = [];
       await bus.subscribe('jobs', (m) => got.push(m));
@@ -226,7 +226,7 @@ describe('EventBus after a failed SUBSCRIBE', () => {
     const conn = new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 1, retryStrategy: () => 25 });
     conn.on('error', () => {});
     const publisher = new Redis({ port, host: '127.0.0.1', lazyConnect: true });
-    const bus = new EventBus(conn);
+    const bus = new EventBus(conn, new Keys());
     let reconnects = 0;
     bus.onReconnect(() => reconnects++);
     try {

@@ -82,7 +82,7 @@ describe('task id uniqueness in Redis', () => {
     const reply = await run(
       'createTask',
       [store.keys.task(task.taskId), store.keys.ownerTasks(ownerId), store.keys.ownerActive(ownerId)],
-      [task.taskId, 60_000, '', ownerId, 0, store.keys.taskChannel(task.taskId), '{"kind":"task"}', '1'],
+      [task.taskId, 60_000, '', ownerId, 0, '{"kind":"task"}', '1'],
     );
     expect(reply).toEqual([-5]);
     expect(await conn.hgetall(store.keys.task(task.taskId))).toEqual(before);

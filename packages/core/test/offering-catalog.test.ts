@@ -67,7 +67,7 @@ describe('OfferingCatalog', () => {
 
   it('announces registrations on the resources and prompts channels (list_changed news)', async () => {
     const keys = new Keys(redis.prefix);
-    const bus = new EventBus(redis.connect());
+    const bus = new EventBus(redis.connect(), keys);
     const heard: string[] = [];
     try {
       await bus.subscribe(keys.catalogChannel('resources'), () => heard.push('resources'));
@@ -85,7 +85,7 @@ describe('OfferingCatalog', () => {
   it('rewrites entries on heartbeats without announcing, so a shared entry follows a live worker', async () => {
     const keys = new Keys(redis.prefix);
     const offered = catalog();
-    const bus = new EventBus(redis.connect());
+    const bus = new EventBus(redis.connect(), keys);
     let announcements = 0;
     try {
       await bus.subscribe(keys.catalogChannel('resources'), () => {

@@ -41,7 +41,7 @@ describe('ResourceSubscriptions', () => {
   it('announces subscription changes to the session and resource updates to everyone', async () => {
     const { connection, keys, sessions, subscriptions } = setup();
     const session = await sessions.create({ protocolVersion: '2025-11-25', clientCapabilities: {} });
-    const bus = new EventBus(connection);
+    const bus = new EventBus(connection, keys);
     const heard: string[] = [];
     try {
       await bus.subscribe(keys.sessionSubscriptionsChannel(session.sessionId), (m) => heard.push(`subs:${m}`));

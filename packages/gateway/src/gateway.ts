@@ -2,6 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   closeRedis,
+  createRedisConnection,
+  DirectCalls,
   EventBus,
   EventLog,
   ensureScriptsLoaded,
@@ -23,7 +25,6 @@ import {
   watchRedis,
 } from '@taskgate/core';
 import type { Express } from 'express';
-import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { buildApp } from './http/app.js';
 import type { Readiness } from './http/drain.js';
@@ -77,12 +78,13 @@ async function within(ms: number, work: Promise<unknown>): Promise<boolean> {
 export function createGateway(input: GatewayOptions): Gateway {
   const options = resolveGatewayOptions(input);
   const ownsRedis = typeof input.redis === 'string';
-  // No auto-pipelining: ioredis builds a Pipeline per tick that copies every script command BullMQ and taskgate
-  // define on the connection, which cost more CPU in a profile than the socket writes it saves.
-  const redis = typeof input.redis === 'string' ? new Redis(input.redis) : input.redis;
   // Connection errors are retried by ioredis; requests that need Redis fail with -32603 meanwhile.
-  if (ownsRedis)
-    redis.on('error', (error: Error) => options.logger.warn({ err: error.message }, 'redis connection error'));
+  const redis =
+    typeof input.redis === 'string'
+      ? createRedisConnection(input.redis, 'command', (error) =>
+          options.logger.warn({ err: error.message }, 'redis connection error'),
+        )
+      : input.redis;
   const registry = input.metrics ?? new Registry();
   const keys = new Keys(options.keyPrefix);
   const tasks = new TaskStore({
@@ -92,7 +94,7 @@ export function createGateway(input: GatewayOptions): Gateway {
     limits: options.limits,
     observer: taskMetrics(registry),
   });
-  const bus = new EventBus(redis);
+  const bus = new EventBus(redis, keys);
   const outbox = new TaskOutbox({ redis, keys });
   const streams = new StreamRegistry({ heartbeatMs: options.sseHeartbeatMs });
   const metrics = new GatewayMetrics(registry, options, tasks.limits, streams);
@@ -105,7 +107,7 @@ export function createGateway(input: GatewayOptions): Gateway {
   });
   const forgetTools = bus.onReconnect(() => catalog.invalidate());
   bus
-    .subscribe(keys.toolsChannel(), () => catalog.invalidate())
+    .onCatalogChange('tools', () => catalog.invalidate())
     .catch((error: unknown) => {
       options.logger.warn({ err: errorMessage(error) }, 'no subscription to tool changes: the tool cache only expires');
     });
@@ -114,9 +116,8 @@ export function createGateway(input: GatewayOptions): Gateway {
     options,
     // Request loggers (children) are made when they first log: most requests, and waiting streams, never do.
     logger: LazyLogger.wrap(options.logger),
-    keys,
-    redis,
     tasks,
+    calls: new DirectCalls({ redis, keys }),
     sessions: new SessionStore({ redis, keys, idleTtlMs: options.sessionIdleTtlMs }),
     catalog,
     offerings: new OfferingCatalog({ redis, keys, staleAfterMs: options.toolStaleAfterMs }),
@@ -125,7 +126,7 @@ export function createGateway(input: GatewayOptions): Gateway {
     bus,
     outbox,
     inputs: new InputRequests({ redis, bus, keys }),
-    watcher: new TaskWatcher({ bus, store: tasks, keys, redis, safetyMs: options.waiterSafetyMs }),
+    watcher: new TaskWatcher({ bus, store: tasks, safetyMs: options.waiterSafetyMs }),
     events: new EventLog({
       redis,
       keys,

@@ -14,9 +14,9 @@ describe('TaskWatcher', () => {
     const connection = redis.connect();
     const keys = new Keys(redis.prefix);
     const store = new TaskStore({ redis: connection, keys, cursorSecret: 'task-watcher-test-secret-0123456789' });
-    const bus = new EventBus(connection);
+    const bus = new EventBus(connection, keys);
     buses.push(bus);
-    const watcher = new TaskWatcher({ bus, store, keys, redis: connection, safetyMs });
+    const watcher = new TaskWatcher({ bus, store, safetyMs });
     const create = async () => (await store.create({ owner: 'owner', kind: 'task', tool: 'idle' })).taskId;
     const finishSilently = (taskId: string) => connection.hset(keys.task(taskId), 'status', 'completed');
     const channels = async (taskId: string) =>

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import {
   announceResourceUpdated,
   closeRedis,
+  consumeQueue,
+  createRedisConnection,
   EventBus,
   ensureScriptsLoaded,
   errorMessage,
@@ -19,8 +21,8 @@ import {
   watchQueues,
   watchRedis,
 } from '@taskgate/core';
-import { type Job, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { Job } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import type { AnyPromptDefinition } from './define-prompt.js';
 import { type AnyToolDefinition, toCatalogEntry } from './define-tool.js';
@@ -124,14 +126,12 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
   };
   const keys = new Keys(options.prefix);
   // BullMQ needs maxRetriesPerRequest: null on connections it shares; a duplicate lets us set it and own it.
-  const redis =
-    typeof options.redis === 'string'
-      ? new Redis(options.redis, { maxRetriesPerRequest: null })
-      : options.redis.duplicate({ maxRetriesPerRequest: null });
-  redis.on('error', (error: Error) => logger.warn({ err: error.message }, 'redis connection error'));
+  const redis = createRedisConnection(options.redis, 'bullmq-worker', (error) =>
+    logger.warn({ err: error.message }, 'redis connection error'),
+  );
   const registry = options.metrics ?? new Registry();
   const metrics = new WorkerMetrics(registry);
-  const bus = new EventBus(redis);
+  const bus = new EventBus(redis, keys);
   const store = new TaskStore({ redis, keys, cursorSecret: randomBytes(32), observer: taskMetrics(registry) });
   const ownQueues = new ToolQueues({ connection: redis, keys });
   const unwatch = [
@@ -148,7 +148,7 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
     inputTimeoutMs: settings.inputTimeoutMs,
     announce: (uri: string) => announceResourceUpdated(redis, keys, uri),
     tools: new Map(options.tools.map((tool) => [tool.name, tool])),
-    watch: new TaskWatch({ redis, bus, keys, intervalMs: settings.statusCheckMs, logger }),
+    watch: new TaskWatch({ store, bus, intervalMs: settings.statusCheckMs, logger }),
     logger,
     abortGraceMs: settings.abortGraceMs,
     running,
@@ -184,23 +184,20 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
   const workers = plans.map((plan: QueuePlan) => {
     const processor = (job: Job<ToolJobData>, token: string | undefined): Promise<void> =>
       metrics.execution(String(job.data?.tool), () => runJob(deps, job, token));
-    const worker = new Worker<ToolJobData>(plan.queue, processor, {
+    return consumeQueue<ToolJobData>(plan.queue, processor, {
       connection: redis,
-      prefix: keys.bullPrefix(),
+      keys,
       concurrency: plan.concurrency,
-      ...(plan.rateLimit !== undefined && {
-        limiter: { max: plan.rateLimit.max, duration: plan.rateLimit.durationMs },
-      }),
-      lockDuration: settings.lockDurationMs,
-      stalledInterval: settings.stalledIntervalMs,
+      ...(plan.rateLimit !== undefined && { limiter: plan.rateLimit }),
+      lockDurationMs: settings.lockDurationMs,
+      stalledIntervalMs: settings.stalledIntervalMs,
       maxStalledCount: BULLMQ_STALL_LIMIT,
+      onError: (error) => logger.error({ queue: plan.queue, err: error.message }, 'worker error'),
+      onFailed,
+      onLockRenewalFailed: (jobIds) => {
+        for (const id of jobIds) running.get(id)?.abort('lock-lost');
+      },
     });
-    worker.on('error', (error) => logger.error({ queue: plan.queue, err: error.message }, 'worker error'));
-    worker.on('failed', onFailed);
-    worker.on('lockRenewalFailed', (jobIds: string[]) => {
-      for (const id of jobIds) running.get(id)?.abort('lock-lost');
-    });
-    return worker;
   });
 
   const names = options.tools.map((tool) => tool.name);
@@ -229,7 +226,7 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
   });
   const ready = (async () => {
     opsServer = await ops;
-    await Promise.all(workers.map((worker) => worker.waitUntilReady()));
+    await Promise.all(workers.map((worker) => worker.ready()));
     await Promise.all([catalog.register(entries), reads?.start()]);
     if (closing !== undefined) return;
     heartbeat = setInterval(() => {

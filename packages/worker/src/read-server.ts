@@ -1,4 +1,5 @@
 import {
+  consumeQueue,
   isReadJob,
   Keys,
   type Logger,
@@ -8,7 +9,6 @@ import {
   TaskgateError,
   type TaskStore,
 } from '@taskgate/core';
-import { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { AnyPromptDefinition } from './define-prompt.js';
 import { toPromptEntry } from './define-prompt.js';
@@ -124,7 +124,7 @@ export function createReadServer(options: ReadServerOptions): ReadServer | undef
     announce: options.announce,
   };
   const workers = queues.map((queue) => {
-    const worker = new Worker<ReadJobData>(
+    return consumeQueue<ReadJobData>(
       queue,
       async (job) => {
         if (isReadJob(job.data)) await runRead(deps, job);
@@ -132,24 +132,23 @@ export function createReadServer(options: ReadServerOptions): ReadServer | undef
       },
       {
         connection: options.redis,
-        prefix: options.keys.bullPrefix(),
+        keys: options.keys,
         concurrency: options.concurrency,
-        lockDuration: options.lockDurationMs,
-        stalledInterval: options.stalledIntervalMs,
+        lockDurationMs: options.lockDurationMs,
+        stalledIntervalMs: options.stalledIntervalMs,
         // A stalled read runs once more only to be failed by runRead (it counts the stall); BullMQ must not
         // fail it first, or the gateway would wait for its timeout.
         maxStalledCount: 1_000,
+        onError: (error) => options.logger.error({ queue, err: error.message }, 'read worker error'),
       },
     );
-    worker.on('error', (error) => options.logger.error({ queue, err: error.message }, 'read worker error'));
-    return worker;
   });
   return {
     resources: [...set.resources.keys(), ...set.templates.keys()],
     prompts: [...set.prompts.keys()],
     queues,
     start: async () => {
-      await Promise.all(workers.map((worker) => worker.waitUntilReady()));
+      await Promise.all(workers.map((worker) => worker.ready()));
       await catalog.register(offerings);
     },
     heartbeat: () => catalog.heartbeat(offerings),

@@ -1,7 +1,7 @@
 import type { TaskRef, ToolJobData } from '@taskgate/core';
-import { errorMessage, type Logger } from '@taskgate/core';
+import { errorMessage, type Logger, requeueJob, UnrecoverableError, WaitingError } from '@taskgate/core';
 import { ProtocolError } from '@taskgate/protocol';
-import { type Job, UnrecoverableError, WaitingError } from 'bullmq';
+import type { Job } from 'bullmq';
 import type { AnyToolDefinition } from './define-tool.js';
 import { type AbortKind, TaskAbortedError } from './errors.js';
 import { type Finished, isProtocolError, protocolErrorOutcome, resultOutcome, toolError } from './outcome.js';
@@ -204,7 +204,7 @@ async function release(c: Conclusion, why: 'shutdown' | 'lock-lost'): Promise<vo
   if (why !== 'shutdown' || c.token === undefined) return;
   try {
     await c.deps.store.setStatusMessage(c.ref, 'The worker shut down; another worker will run the task again');
-    await c.job.moveToWait(c.token);
+    await requeueJob(c.job, c.token);
   } catch (error) {
     // The lock lapsed meanwhile: the stalled checker returns the job to the queue instead.
     c.logger.warn({ err: errorMessage(error) }, 'could not release the job');

@@ -1,6 +1,5 @@
-import type { EventBus, Keys } from '@taskgate/core';
+import type { EventBus, TaskStore } from '@taskgate/core';
 import { errorMessage, type Logger } from '@taskgate/core';
-import type { Redis } from 'ioredis';
 
 /** How a watched task stopped needing its execution. */
 export type WatchEnd = 'cancelled' | 'gone' | 'finished';
@@ -22,19 +21,17 @@ function endOf(status: string | null | undefined): WatchEnd | undefined {
  */
 export class TaskWatch {
   readonly #watched = new Map<string, Set<Listener>>();
-  readonly #redis: Redis;
+  readonly #store: TaskStore;
   readonly #bus: EventBus;
-  readonly #keys: Keys;
   readonly #intervalMs: number;
   readonly #logger: Logger;
   readonly #offReconnect: () => void;
   #timer: NodeJS.Timeout | undefined;
   #subscription: Promise<unknown> | undefined;
 
-  constructor(options: { redis: Redis; bus: EventBus; keys: Keys; intervalMs: number; logger: Logger }) {
-    this.#redis = options.redis;
+  constructor(options: { store: TaskStore; bus: EventBus; intervalMs: number; logger: Logger }) {
+    this.#store = options.store;
     this.#bus = options.bus;
-    this.#keys = options.keys;
     this.#intervalMs = options.intervalMs;
     this.#logger = options.logger;
     this.#offReconnect = this.#bus.onReconnect(() => void this.checkNow());
@@ -87,7 +84,7 @@ export class TaskWatch {
   /** The process's one subscription to cancelled tasks, made on first use (again after a failure). */
   #subscribed(): Promise<unknown> {
     this.#subscription ??= this.#bus
-      .subscribe(this.#keys.cancelledChannel(), (taskId) => this.#tell(taskId, 'cancelled'))
+      .onTaskCancelled((taskId) => this.#tell(taskId, 'cancelled'))
       .catch((error: unknown) => {
         this.#subscription = undefined;
         throw error;
@@ -103,14 +100,12 @@ export class TaskWatch {
   async checkNow(): Promise<void> {
     const ids = [...this.#watched.keys()];
     if (ids.length === 0) return;
-    const pipeline = this.#redis.pipeline();
-    for (const id of ids) pipeline.hget(this.#keys.task(id), 'status');
     try {
-      const replies = (await pipeline.exec()) ?? [];
+      const statuses = await this.#store.statuses(ids);
       ids.forEach((id, i) => {
-        const [error, status] = replies[i] ?? [new Error('no reply')];
-        if (error !== null) return;
-        const end = endOf(status as string | null);
+        const status = statuses[i];
+        if (status === undefined) return;
+        const end = endOf(status);
         if (end !== undefined) this.#tell(id, end);
       });
     } catch (error) {

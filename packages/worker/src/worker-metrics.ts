@@ -1,5 +1,4 @@
-import { counterIn, gaugeIn, toolLabelOf } from '@taskgate/core';
-import { WaitingError } from 'bullmq';
+import { counterIn, gaugeIn, toolLabelOf, WaitingError } from '@taskgate/core';
 import type { Registry } from 'prom-client';
 import { RecordedFailure } from './run-job.js';
 

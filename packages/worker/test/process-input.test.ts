@@ -24,7 +24,7 @@ describe('a forked worker process asking the client for input through Redis', ()
 
   /** The gateway's side: the task's outbox and the answers to its requests. */
   function client(gateway: TestGateway) {
-    const bus = new EventBus(gateway.redis);
+    const bus = new EventBus(gateway.redis, gateway.keys);
     buses.push(bus);
     const outbox = new TaskOutbox({ redis: gateway.redis, keys: gateway.keys });
     const inputs = new InputRequests({ redis: gateway.redis, bus, keys: gateway.keys });

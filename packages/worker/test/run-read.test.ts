@@ -14,8 +14,8 @@ describe('runRead', () => {
     const connection = redis.connect();
     const keys = new Keys(redis.prefix);
     const store = new TaskStore({ redis: connection, keys, cursorSecret: 'run-read-test-secret-0123456789' });
-    const bus = new EventBus(connection);
-    const watch = new TaskWatch({ redis: connection, bus, keys, intervalMs: 200, logger: noop });
+    const bus = new EventBus(connection, keys);
+    const watch = new TaskWatch({ store, bus, intervalMs: 200, logger: noop });
     const announced: string[] = [];
     const offerings: OfferingSet = {
       resources: new Map([

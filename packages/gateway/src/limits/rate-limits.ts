@@ -1,7 +1,6 @@
-import { errorMessage, Keys, type Logger } from '@taskgate/core';
+import { errorMessage, Keys, type Logger, RateLimiter, type RateLimitVerdict } from '@taskgate/core';
 import { ErrorCode, ProtocolError } from '@taskgate/protocol';
 import type { Redis } from 'ioredis';
-import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import type { OperationClass, RateLimit, ResolvedGatewayOptions } from '../options.js';
 
@@ -59,22 +58,23 @@ export function retryAfterMsOf(error: unknown): number | undefined {
 
 /**
  * Per-principal rate limits by operation class (SEC-3): one fixed-window counter per class and owner in
- * Redis (rate-limiter-flexible's atomic INCR script on the gateway's connection), so every gateway of a
- * deployment counts against the same budget. Owners appear in keys only as digests.
+ * Redis (core's `RateLimiter`), so every gateway of a deployment counts against the same budget. Owners
+ * appear in keys only as digests.
  */
 export class RateLimits {
-  readonly #limiters = new Map<OperationClass, { limiter: RateLimiterRedis; limit: RateLimit }>();
+  readonly #limiters = new Map<OperationClass, { limiter: RateLimiter; limit: RateLimit }>();
   readonly #metrics: GatewayMetrics;
 
   constructor(redis: Redis, keys: Keys, options: ResolvedGatewayOptions, metrics: GatewayMetrics) {
     this.#metrics = metrics;
     for (const [operation, limit] of Object.entries(options.rateLimits) as [OperationClass, RateLimit | undefined][]) {
       if (limit === undefined) continue;
-      const limiter = new RateLimiterRedis({
-        storeClient: redis,
-        keyPrefix: keys.rateLimit(operation),
+      const limiter = new RateLimiter({
+        redis,
+        keys,
+        operation,
         points: limit.points,
-        duration: limit.durationSec,
+        durationSec: limit.durationSec,
       });
       this.#limiters.set(operation, { limiter, limit });
     }
@@ -87,19 +87,19 @@ export class RateLimits {
   async consume(operation: OperationClass, owner: string, logger: Logger): Promise<void> {
     const entry = this.#limiters.get(operation);
     if (entry === undefined) return;
+    let verdict: RateLimitVerdict;
     try {
-      await entry.limiter.consume(Keys.ownerId(owner));
+      verdict = await entry.limiter.consume(owner);
     } catch (error) {
-      if (!(error instanceof RateLimiterRes)) {
-        logger.warn({ operation, err: errorMessage(error) }, 'rate limiter unavailable; request let through');
-        return;
-      }
-      this.#metrics.rateLimited(operation);
-      logger.warn(
-        { audit: 'rate_limited', operation, owner: Keys.ownerId(owner), retryAfterMs: error.msBeforeNext },
-        'rate limit exceeded',
-      );
-      throw rateLimited(operation, entry.limit, Math.max(1, error.msBeforeNext));
+      logger.warn({ operation, err: errorMessage(error) }, 'rate limiter unavailable; request let through');
+      return;
     }
+    if (verdict.allowed) return;
+    this.#metrics.rateLimited(operation);
+    logger.warn(
+      { audit: 'rate_limited', operation, owner: Keys.ownerId(owner), retryAfterMs: verdict.retryAfterMs },
+      'rate limit exceeded',
+    );
+    throw rateLimited(operation, entry.limit, verdict.retryAfterMs);
   }
 }

@@ -21,7 +21,7 @@ export async function subscribeResourceNotices(
   emit: Emit,
   logger: Logger,
 ): Promise<(() => Promise<void>)[]> {
-  const { bus, keys, subscriptions } = services;
+  const { bus, subscriptions } = services;
   let subscribed = new Set<string>();
   let generation = 0;
   const send = (message: Record<string, unknown>): void => {
@@ -42,22 +42,16 @@ export async function subscribeResourceNotices(
   const removeHook = bus.onReconnect(refresh);
   stops.push(async () => void removeHook());
   try {
-    stops.push(await bus.subscribe(keys.sessionSubscriptionsChannel(sessionId), refresh));
+    stops.push(await bus.onSessionSubscriptionsChange(sessionId, refresh));
     stops.push(
-      await bus.subscribe(keys.resourceUpdatedChannel(), (uri) => {
+      await bus.onResourceUpdated((uri) => {
         if (subscribed.has(uri)) send(notification('notifications/resources/updated', { uri }));
       }),
     );
     stops.push(
-      await bus.subscribe(keys.catalogChannel('resources'), () =>
-        send(notification('notifications/resources/list_changed')),
-      ),
+      await bus.onCatalogChange('resources', () => send(notification('notifications/resources/list_changed'))),
     );
-    stops.push(
-      await bus.subscribe(keys.catalogChannel('prompts'), () =>
-        send(notification('notifications/prompts/list_changed')),
-      ),
-    );
+    stops.push(await bus.onCatalogChange('prompts', () => send(notification('notifications/prompts/list_changed'))));
   } catch (error) {
     await Promise.allSettled(stops.map((stop) => stop()));
     throw error;

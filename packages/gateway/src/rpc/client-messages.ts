@@ -25,14 +25,13 @@ export async function onNotification(ctx: SessionContext, notification: JsonRpcN
   const { requestId, reason } = parsed.data;
   if (requestId === undefined) return;
   const { services } = ctx;
-  const callKey = services.keys.clientCall(ctx.session.sessionId, requestId);
-  const taskId = await services.redis.get(callKey);
-  if (taskId === null) return;
+  const taskId = await services.calls.find(ctx.session.sessionId, requestId);
+  if (taskId === undefined) return;
   const message = reason === undefined ? 'Cancelled by the client' : `Cancelled by the client: ${reason}`;
   try {
     const task = await services.tasks.getOwned(ctx.owner, taskId);
     // Gone before the task turns cancelled: the call's stream (on whichever pod) then sends no response.
-    await services.redis.del(callKey);
+    await services.calls.close(ctx.session.sessionId, requestId);
     await services.tasks.cancel(ctx.owner, taskId, message);
     ctx.logger.info({ audit: 'call.cancelled', taskId, tool: task.tool }, 'direct call cancelled by the client');
     await removeWaitingJob(services, task.tool, taskId, ctx);

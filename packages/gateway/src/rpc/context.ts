@@ -1,8 +1,8 @@
 import type {
+  DirectCalls,
   EventBus,
   EventLog,
   InputRequests,
-  Keys,
   ListCursorCodec,
   Logger,
   OfferingCatalog,
@@ -19,7 +19,6 @@ import type {
   ToolQueues,
 } from '@taskgate/core';
 import type { JsonRpcErrorObject, JsonRpcRequest, RequestId } from '@taskgate/protocol';
-import type { Redis } from 'ioredis';
 import type { RateLimits } from '../limits/rate-limits.js';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import type { ResolvedGatewayOptions } from '../options.js';
@@ -31,9 +30,9 @@ import type { ArgumentValidator } from './argument-validator.js';
 export interface GatewayServices {
   readonly options: ResolvedGatewayOptions;
   readonly logger: Logger;
-  readonly keys: Keys;
-  readonly redis: Redis;
   readonly tasks: TaskStore;
+  /** The sessions' open direct calls, by JSON-RPC request id. */
+  readonly calls: DirectCalls;
   readonly sessions: SessionStore;
   readonly catalog: ToolCatalog;
   /** Resources, resource templates and prompts workers offer. */

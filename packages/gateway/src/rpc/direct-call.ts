@@ -34,10 +34,9 @@ export async function directCall(
     requestedTtlMs: services.options.directCallTtlMs,
     ...(progressToken !== undefined && { progressToken }),
   });
-  const callKey = services.keys.clientCall(session.sessionId, request.id);
-  await services.redis.set(callKey, record.taskId, 'PX', record.ttl);
+  await services.calls.open(session.sessionId, request.id, record.taskId, record.ttl);
   if ((await enqueue(ctx, entry, record, args)) !== undefined) {
-    await services.redis.del(callKey);
+    await services.calls.close(session.sessionId, request.id);
     throw ProtocolError.internal('The call could not be queued for a worker; try again later.');
   }
   ctx.logger.debug({ taskId: record.taskId, tool: entry.tool.name }, 'direct call started');

@@ -86,7 +86,7 @@ class Carrier implements OutboxCarrier {
   async start(): Promise<void> {
     const { services } = this.#ctx;
     // Subscribed before the first pass, so no announcement between the two is lost.
-    this.#unsubscribe = await services.bus.subscribe(services.keys.outboxChannel(this.#task.taskId), this.#announced);
+    this.#unsubscribe = await services.bus.onOutboxArrival(this.#task.taskId, this.#announced);
     carriersOf(services.bus).add(this);
     this.#stream.onClose(() => this.#close());
     this.#stream.refreshConnectionWith(() => this.#refresh());
@@ -154,7 +154,7 @@ class Carrier implements OutboxCarrier {
 
   async #lookAtOutbox(): Promise<void> {
     const { services } = this.#ctx;
-    if ((await services.redis.exists(services.keys.taskOutbox(this.#task.taskId))) === 1) this.#nonEmpty = true;
+    if (await services.outbox.hasEntries(this.#task.taskId)) this.#nonEmpty = true;
   }
 
   /**

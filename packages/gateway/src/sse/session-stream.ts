@@ -5,6 +5,7 @@ import {
   Keys,
   recordFromFields,
   SESSION_ENDED,
+  STREAM_RESUMED,
   type StreamState,
   toTask,
 } from '@taskgate/core';
@@ -24,7 +25,6 @@ const FEED_BATCH = 100;
  * Published on the session's channel when its GET stream is resumed: a connection still carrying the stream
  * elsewhere stops at once (its logged writes are fenced anyway, but status notifications are not logged).
  */
-const STREAM_RESUMED = '{"streamResumed":true}';
 
 /** Claims the session's one-GET-stream lease for `streamId`: 404 when the session is gone, 409 when held. */
 async function claimSessionLease(ctx: SessionContext, streamId: string): Promise<void> {
@@ -79,7 +79,7 @@ export async function resumeSessionStream(
   await claimSessionLease(ctx, state.streamId);
   const ids = { streamId: state.streamId, connectionId: newStreamIds().connectionId };
   await services.events.takeConnection(ids.streamId, ids.connectionId, streamLeaseMs(services));
-  await services.redis.publish(services.keys.sessionChannel(sessionId), STREAM_RESUMED);
+  await services.sessions.announceStreamResumed(sessionId);
   const stream = connectStream(services, res, ids, 'session', ctx.logger, { log: from.entryId, feed });
   const replayed = await stream.replay(from.entryId, (after, upTo) => feedStatuses(services, sessionId, after, upTo));
   ctx.logger.debug({ stream: ids.streamId, replayed }, 'session stream resumed');
@@ -234,7 +234,7 @@ async function runSessionStream(ctx: SessionContext, stream: LoggedStream): Prom
   unsubscribes.push(async () => void removeHook());
   try {
     unsubscribes.push(
-      await services.bus.subscribe(services.keys.sessionChannel(sessionId), (message) => {
+      await services.bus.onSessionMessage(sessionId, (message) => {
         if (message === SESSION_ENDED) stream.end();
         else if (message === STREAM_RESUMED) {
           safely(async () => {
@@ -244,7 +244,7 @@ async function runSessionStream(ctx: SessionContext, stream: LoggedStream): Prom
       }),
     );
     unsubscribes.push(
-      await services.bus.subscribe(services.keys.toolsChannel(), () => {
+      await services.bus.onCatalogChange('tools', () => {
         void stream.emit({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }).catch(() => false);
       }),
     );

@@ -115,15 +115,17 @@ async function finishDirect(
   waited: Exclude<WatchOutcome, { kind: 'aborted' }>,
 ): Promise<void> {
   const { services } = ctx;
-  const callKey = services.keys.clientCall(ctx.session.sessionId, target.rpcId);
-  // notifications/cancelled removes the call's key: a cancelled request gets no response.
+  const { sessionId } = ctx.session;
+  // notifications/cancelled closes the call: a cancelled request gets no response.
   const byClient =
-    waited.kind === 'terminal' && waited.task.status === 'cancelled' && (await services.redis.exists(callKey)) === 0;
+    waited.kind === 'terminal' &&
+    waited.task.status === 'cancelled' &&
+    !(await services.calls.isOpen(sessionId, target.rpcId));
   if (byClient) {
     await stream.setState({ done: '1' });
   } else {
     const task = waited.kind === 'terminal' ? waited.task : undefined;
     await stream.emit(await directCallOutcome(ctx, target.rpcId, target.taskId, task), { done: '1' });
   }
-  await services.redis.del(callKey).catch(() => 0);
+  await services.calls.close(sessionId, target.rpcId).catch(() => undefined);
 }

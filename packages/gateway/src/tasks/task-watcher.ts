@@ -1,6 +1,5 @@
-import { type EventBus, type Keys, recordFromFields, type TaskRecord, type TaskStore } from '@taskgate/core';
+import { type EventBus, recordFromFields, type TaskRecord, type TaskStore } from '@taskgate/core';
 import { isTerminalStatus } from '@taskgate/protocol';
-import type { Redis } from 'ioredis';
 
 /** How waiting for a task ended. */
 export type WatchOutcome =
@@ -15,10 +14,8 @@ export interface WatchOptions {
 
 export interface TaskWatcherOptions {
   readonly bus: EventBus;
+  /** Reads the watched tasks (one at a time, or the status of many in one round trip). */
   readonly store: TaskStore;
-  readonly keys: Keys;
-  /** The commands connection, for the batched safety re-reads. */
-  readonly redis: Redis;
   /** Interval of the safety re-read of every watched task (ms). Default 30 s. */
   readonly safetyMs?: number;
 }
@@ -99,8 +96,6 @@ class Watch {
 export class TaskWatcher {
   readonly #bus: EventBus;
   readonly #store: TaskStore;
-  readonly #keys: Keys;
-  readonly #redis: Redis;
   readonly #safetyMs: number;
   readonly #watches = new Map<string, Watch>();
   #timer: NodeJS.Timeout | undefined;
@@ -112,8 +107,6 @@ export class TaskWatcher {
   constructor(options: TaskWatcherOptions) {
     this.#bus = options.bus;
     this.#store = options.store;
-    this.#keys = options.keys;
-    this.#redis = options.redis;
     this.#safetyMs = options.safetyMs ?? 30_000;
     this.#bus.onReconnect(() => void this.sweep());
   }
@@ -171,7 +164,7 @@ export class TaskWatcher {
 
   #subscribe(watch: Watch): void {
     watch.subscription = 'pending';
-    this.#bus.subscribe(this.#keys.taskChannel(watch.taskId), watch.listener).then(
+    this.#bus.onTaskChange(watch.taskId, watch.listener).then(
       (unsubscribe) => {
         if (watch.released) return void unsubscribe();
         watch.subscription = 'live';
@@ -197,13 +190,11 @@ export class TaskWatcher {
 
   /** The status of many watched tasks in one pipeline; a full read only of those that ended. */
   async #rereadStatus(watches: readonly Watch[]): Promise<void> {
-    const pipeline = this.#redis.pipeline();
-    for (const watch of watches) pipeline.hget(this.#keys.task(watch.taskId), 'status');
-    const replies = (await pipeline.exec()) ?? [];
+    const statuses = await this.#store.statuses(watches.map((watch) => watch.taskId));
     watches.forEach((watch, i) => {
-      const [error, status] = replies[i] ?? [null, undefined];
-      if (error !== null || watch.released) return;
-      if (status === null || isTerminalStatus(status as TaskRecord['status'])) this.#reread(watch);
+      const status = statuses[i];
+      if (status === undefined || watch.released) return;
+      if (status === null || isTerminalStatus(status)) this.#reread(watch);
     });
   }
 

@@ -1,0 +1,71 @@
+import { type Job, type Processor, UnrecoverableError, WaitingError, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { Keys } from './keys.js';
+
+export { UnrecoverableError, WaitingError };
+
+/** How one BullMQ worker consumes one queue. */
+export interface ConsumeOptions<D> {
+  /** A connection with `maxRetriesPerRequest: null` (role `bullmq-worker`), shared by the process's consumers. */
+  readonly connection: Redis;
+  readonly keys?: Keys;
+  readonly concurrency: number;
+  /** At most `max` jobs per `durationMs` across every consumer of the queue. */
+  readonly limiter?: { readonly max: number; readonly durationMs: number };
+  readonly lockDurationMs: number;
+  readonly stalledIntervalMs: number;
+  /** How often a job may stall before BullMQ fails it. */
+  readonly maxStalledCount: number;
+  readonly onError?: (error: Error) => void;
+  /** A job BullMQ failed (this attempt; `job` may be undefined when BullMQ lost it). */
+  readonly onFailed?: (job: Job<D> | undefined, error: Error) => void;
+  /** BullMQ could not renew the locks of these jobs: another worker may take them. */
+  readonly onLockRenewalFailed?: (jobIds: string[]) => void;
+}
+
+/** A running consumer of one queue. */
+export interface QueueConsumer {
+  readonly queue: string;
+  /** Resolves once the consumer's connection is ready. */
+  ready(): Promise<void>;
+  /** Stops taking jobs and waits for the running ones. */
+  close(): Promise<void>;
+}
+
+/**
+ * Consumes one BullMQ queue under taskgate's key prefix: the one place where BullMQ workers are made, so that
+ * the worker package speaks to Redis only through core.
+ */
+export function consumeQueue<D>(
+  queue: string,
+  processor: (job: Job<D>, token: string | undefined) => Promise<void>,
+  options: ConsumeOptions<D>,
+): QueueConsumer {
+  const keys = options.keys ?? new Keys();
+  const worker = new Worker<D>(queue, processor as Processor<D>, {
+    connection: options.connection,
+    prefix: keys.bullPrefix(),
+    concurrency: options.concurrency,
+    ...(options.limiter !== undefined && {
+      limiter: { max: options.limiter.max, duration: options.limiter.durationMs },
+    }),
+    lockDuration: options.lockDurationMs,
+    stalledInterval: options.stalledIntervalMs,
+    maxStalledCount: options.maxStalledCount,
+  });
+  worker.on('error', (error) => options.onError?.(error));
+  if (options.onFailed !== undefined) worker.on('failed', options.onFailed);
+  if (options.onLockRenewalFailed !== undefined) worker.on('lockRenewalFailed', options.onLockRenewalFailed);
+  return {
+    queue,
+    ready: async () => {
+      await worker.waitUntilReady();
+    },
+    close: () => worker.close(),
+  };
+}
+
+/** Puts a job the caller holds (lock `token`) back in its queue for another worker. */
+export async function requeueJob(job: Job, token: string): Promise<void> {
+  await job.moveToWait(token);
+}
