@@ -1,12 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { useRedis } from '@taskgate/test-harness';
+import { postHeaders, raw, rawCall, rawInitialize, useRedis, waitFor } from '@taskgate/test-harness';
+import { TEST_TOOLS } from '@taskgate/test-harness/tools';
 import { createWorker } from '@taskgate/worker';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { postHeaders, raw, rawCall, rawInitialize, waitFor } from '../../packages/gateway/test/support/stack.js';
-import { TEST_TOOLS } from '../../packages/gateway/test/support/tools.js';
 import { forkGateway } from '../gateway/fixtures/processes.js';
 
 const SECRET = 'cli-process-cursor-secret-0123456789';

@@ -2,10 +2,9 @@ import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextproto
 import { createLogger } from '@taskgate/cli';
 import { tools } from '@taskgate/examples';
 import { createGateway } from '@taskgate/gateway';
-import { useRedis } from '@taskgate/test-harness';
+import { connectClient, postHeaders, raw, useRedis } from '@taskgate/test-harness';
 import { createWorker } from '@taskgate/worker';
 import { describe, expect, it } from 'vitest';
-import { connectClient, postHeaders, raw } from '../../packages/gateway/test/support/stack.js';
 
 const ALICE_TOKEN = 'alice-token-5d1c9e0b';
 const BOB_TOKEN = 'bob-token-77a0c2f4';

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { z } from 'zod';
-import { SETTINGS, type SettingScope } from './settings.js';
+import type { SettingScope } from './setting-schemas.js';
+import { SETTINGS } from './settings.js';
 
 type AnySetting = (typeof SETTINGS)[number];
 /** Environment variable names of every setting. */

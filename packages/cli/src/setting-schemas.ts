@@ -1,5 +1,19 @@
 import { z } from 'zod';
 
+/** Which processes read a setting. */
+export type SettingScope = 'gateway' | 'worker' | 'both';
+
+/** One configuration setting: its environment variable, its flag, how it is parsed and what it means. */
+export interface Setting {
+  readonly env: string;
+  readonly flag: string;
+  readonly scope: SettingScope;
+  readonly schema: z.ZodType;
+  /** The default as documented (undefined: none). */
+  readonly default?: string;
+  readonly description: string;
+}
+
 /** An integer setting in [min, max]. */
 export const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
 /** A comma-separated list (blanks dropped). */

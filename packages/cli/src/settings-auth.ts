@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { list, url } from './setting-schemas.js';
-import type { Setting } from './settings.js';
+import { list, type Setting, url } from './setting-schemas.js';
 
 /** How gateways authenticate callers (none, static tokens, JWT access tokens) and describe themselves to OAuth clients. */
 export const AUTH_SETTINGS = [

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { int, list } from './setting-schemas.js';
-import type { Setting } from './settings.js';
+import { int, list, type Setting } from './setting-schemas.js';
 
 /** Settings only workers read: their tools, their metrics endpoint and BullMQ timings. */
 export const WORKER_SETTINGS = [

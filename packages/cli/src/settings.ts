@@ -1,21 +1,7 @@
 import { z } from 'zod';
-import { int, list, rateLimit } from './setting-schemas.js';
+import { int, list, rateLimit, type Setting } from './setting-schemas.js';
 import { AUTH_SETTINGS } from './settings-auth.js';
 import { WORKER_SETTINGS } from './settings-worker.js';
-
-/** Which processes read a setting. */
-export type SettingScope = 'gateway' | 'worker' | 'both';
-
-/** One configuration setting: its environment variable, its flag, how it is parsed and what it means. */
-export interface Setting {
-  readonly env: string;
-  readonly flag: string;
-  readonly scope: SettingScope;
-  readonly schema: z.ZodType;
-  /** The default as documented (undefined: none). */
-  readonly default?: string;
-  readonly description: string;
-}
 
 /**
  * Every setting taskgate reads. Environment variables and `--flags` name the same settings; a flag wins

@@ -32,10 +32,10 @@ import { LazyLogger } from './lazy-logger.js';
 import { RateLimits } from './limits/rate-limits.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { type GatewayOptions, resolveGatewayOptions } from './options.js';
-import { ArgumentValidator } from './rpc/argument-validator.js';
-import type { GatewayServices } from './rpc/context.js';
-import { StreamRegistry } from './sse/stream-registry.js';
+import { ArgumentValidator } from './services/argument-validator.js';
+import type { GatewayServices } from './services/context.js';
 import { TaskWatcher } from './tasks/task-watcher.js';
+import { StreamRegistry } from './transport/stream-registry.js';
 
 /** Where a started gateway listens. */
 export interface GatewayAddress {

@@ -1,8 +1,8 @@
 export { type LogFn, type Logger, noopLogger } from '@taskgate/core';
+export type { AuthFailure, Caller } from './auth/caller.js';
+export { grantedScopes } from './auth/jwt-auth.js';
+export { PROTECTED_RESOURCE_WELL_KNOWN, resourceMetadataUrl } from './auth/protected-resource.js';
 export { createGateway, type Gateway, type GatewayAddress } from './gateway.js';
-export type { AuthFailure, Caller } from './http/auth.js';
-export { grantedScopes } from './http/jwt-auth.js';
-export { PROTECTED_RESOURCE_WELL_KNOWN, resourceMetadataUrl } from './http/protected-resource.js';
 export { operationOf, type RateLimitedData, rateLimited } from './limits/rate-limits.js';
 export {
   type AuthOptions,

@@ -1,8 +1,8 @@
 import { CallToolResultSchema, CreateTaskResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { useRedis } from '@taskgate/test-harness';
+import { connectClient, postHeaders, raw, rawCall, rawInitialize, useRedis } from '@taskgate/test-harness';
 import { describe, expect, it } from 'vitest';
 import type { Logger } from '../src/index.js';
-import { connectClient, postHeaders, raw, rawCall, rawInitialize, useStacks } from './support/stack.js';
+import { useStacks } from './support/stack.js';
 
 const TOKENS = { 'alice-token-0123456789': 'alice', 'bob-token-0123456789': 'bob' };
 const ALICE = { Authorization: 'Bearer alice-token-0123456789' };

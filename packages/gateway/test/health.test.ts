@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { loadScriptSource, SCRIPT_KEY_COUNTS, type ScriptName } from '@taskgate/core';
-import { scrape, startRedis, useRedis } from '@taskgate/test-harness';
+import { scrape, startRedis, useRedis, waitFor } from '@taskgate/test-harness';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { createGateway } from '../src/index.js';
-import { CURSOR_SECRET, useStacks, waitFor } from './support/stack.js';
+import { CURSOR_SECRET, useStacks } from './support/stack.js';
 
 const shas = (Object.keys(SCRIPT_KEY_COUNTS) as ScriptName[]).map((name) =>
   createHash('sha1').update(loadScriptSource(name)).digest('hex'),

@@ -1,10 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { scrape, useRedis } from '@taskgate/test-harness';
+import { connectClient, postHeaders, raw, rawInitialize, scrape, useRedis } from '@taskgate/test-harness';
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectClient, postHeaders, raw, rawInitialize, useStacks } from './support/stack.js';
+import { useStacks } from './support/stack.js';
 
 const ISSUER = 'https://auth.example.test';
 const AUDIENCE = 'https://mcp.example.test/mcp';

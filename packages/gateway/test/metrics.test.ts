@@ -1,7 +1,7 @@
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { scrape, useRedis } from '@taskgate/test-harness';
+import { connectClient, postHeaders, rawCall, rawInitialize, scrape, useRedis, waitFor } from '@taskgate/test-harness';
 import { describe, expect, it } from 'vitest';
-import { connectClient, postHeaders, rawCall, rawInitialize, useStacks, waitFor } from './support/stack.js';
+import { useStacks } from './support/stack.js';
 
 const metricsUrl = (mcpUrl: string): string => new URL('/metrics', mcpUrl).href;
 

@@ -6,12 +6,12 @@ import {
   ResourceUpdatedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { OfferingCatalog, ToolQueues } from '@taskgate/core';
-import { useRedis } from '@taskgate/test-harness';
+import { connectClient, rawCall, rawInitialize, sleepMs, useRedis, waitFor } from '@taskgate/test-harness';
 import { createWorker, defineTool } from '@taskgate/worker';
 import { describe, expect, it } from 'vitest';
 import { TEST_PROMPTS, TEST_RESOURCES } from './support/offerings.js';
 import { rejection } from './support/rejection.js';
-import { connectClient, rawCall, rawInitialize, sleepMs, useStacks, waitFor } from './support/stack.js';
+import { useStacks } from './support/stack.js';
 
 describe('resources, prompts and completions served by workers', () => {
   const redis = useRedis();

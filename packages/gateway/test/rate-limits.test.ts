@@ -1,6 +1,6 @@
-import { scrape, useRedis } from '@taskgate/test-harness';
+import { rawCall, rawInitialize, scrape, useRedis } from '@taskgate/test-harness';
 import { describe, expect, it } from 'vitest';
-import { rawCall, rawInitialize, useStacks } from './support/stack.js';
+import { useStacks } from './support/stack.js';
 
 const TOKENS = { 'alice-token-0123456789': 'alice', 'bob-token-0123456789': 'bob' };
 const ALICE = { Authorization: 'Bearer alice-token-0123456789' };

@@ -1,7 +1,7 @@
 import { Keys, TaskStore } from '@taskgate/core';
-import { useRedis } from '@taskgate/test-harness';
+import { rawCall, rawInitialize, sleepMs, useRedis } from '@taskgate/test-harness';
 import { describe, expect, it } from 'vitest';
-import { CURSOR_SECRET, rawCall, rawInitialize, sleepMs, useStacks } from './support/stack.js';
+import { CURSOR_SECRET, useStacks } from './support/stack.js';
 
 describe('tasks/get and tasks/result read the task together with the session', () => {
   const redis = useRedis();

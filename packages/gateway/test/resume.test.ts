@@ -1,6 +1,6 @@
-import { useRedis } from '@taskgate/test-harness';
+import { postHeaders, raw, rawCall, rawInitialize, sleepMs, useRedis, waitFor } from '@taskgate/test-harness';
 import { describe, expect, it } from 'vitest';
-import { postHeaders, raw, rawCall, rawInitialize, sleepMs, useStacks, waitFor } from './support/stack.js';
+import { useStacks } from './support/stack.js';
 
 /** The `id:` lines of an SSE body, in order. */
 const eventIds = (text: string): string[] =>

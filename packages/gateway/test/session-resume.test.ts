@@ -1,7 +1,7 @@
 import { Keys, TaskOutbox, type TaskRef, TaskStore } from '@taskgate/core';
-import { useRedis } from '@taskgate/test-harness';
+import { rawInitialize, sleepMs, useRedis } from '@taskgate/test-harness';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CURSOR_SECRET, rawInitialize, type Stack, sleepMs, useStacks } from './support/stack.js';
+import { CURSOR_SECRET, type Stack, useStacks } from './support/stack.js';
 
 // A session's GET stream writes its status notifications without logging them (the session's feed holds
 // them) under ids that name both its log and feed positions; resuming it, on any gateway, replays its log

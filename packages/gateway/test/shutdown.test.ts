@@ -1,17 +1,18 @@
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { RELATED_TASK_META_KEY } from '@taskgate/protocol';
-import { scrape, useRedis } from '@taskgate/test-harness';
-import { describe, expect, it } from 'vitest';
 import {
   connectClient,
   postHeaders,
   raw,
   rawCall,
   rawInitialize,
+  scrape,
   sleepMs,
-  useStacks,
+  useRedis,
   waitFor,
-} from './support/stack.js';
+} from '@taskgate/test-harness';
+import { describe, expect, it } from 'vitest';
+import { useStacks } from './support/stack.js';
 
 describe('gateway lifecycle', () => {
   const redis = useRedis();

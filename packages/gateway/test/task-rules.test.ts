@@ -1,13 +1,13 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { MODEL_IMMEDIATE_RESPONSE_META_KEY } from '@taskgate/protocol';
-import { useRedis } from '@taskgate/test-harness';
+import { connectClient, sleepMs, useRedis, waitFor } from '@taskgate/test-harness';
+import { TEST_TOOLS } from '@taskgate/test-harness/tools';
 import { defineTool } from '@taskgate/worker';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { rejection } from './support/rejection.js';
-import { connectClient, sleepMs, useStacks, waitFor } from './support/stack.js';
-import { TEST_TOOLS } from './support/tools.js';
+import { useStacks } from './support/stack.js';
 
 async function createTask(client: Client, name: string, args: Record<string, unknown>, ttl?: number): Promise<string> {
   const created = await client.request(

@@ -7,9 +7,9 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { ToolCatalog, ToolQueues } from '@taskgate/core';
 import { RELATED_TASK_META_KEY } from '@taskgate/protocol';
-import { useRedis } from '@taskgate/test-harness';
+import { connectClient, rawCall, sleepMs, useRedis, waitFor } from '@taskgate/test-harness';
 import { describe, expect, it } from 'vitest';
-import { connectClient, rawCall, sleepMs, useStacks, waitFor } from './support/stack.js';
+import { useStacks } from './support/stack.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 

@@ -6,12 +6,12 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { ToolCatalog, ToolQueues } from '@taskgate/core';
-import { useRedis } from '@taskgate/test-harness';
+import { connectClient, sleepMs, useRedis, waitFor } from '@taskgate/test-harness';
+import { sleep } from '@taskgate/test-harness/tools';
 import { createWorker, defineTool } from '@taskgate/worker';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { connectClient, type Stack, sleepMs, useStacks, waitFor } from './support/stack.js';
-import { sleep } from './support/tools.js';
+import { type Stack, useStacks } from './support/stack.js';
 
 async function rejection(promise: Promise<unknown>): Promise<{ code: number; message: string }> {
   try {

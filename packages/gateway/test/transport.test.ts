@@ -1,7 +1,7 @@
 import { Keys } from '@taskgate/core';
-import { useRedis } from '@taskgate/test-harness';
+import { connectClient, postHeaders, raw, rawCall, rawInitialize, sleepMs, useRedis } from '@taskgate/test-harness';
 import { describe, expect, it } from 'vitest';
-import { connectClient, postHeaders, raw, rawCall, rawInitialize, sleepMs, useStacks } from './support/stack.js';
+import { useStacks } from './support/stack.js';
 
 const INIT = {
   jsonrpc: '2.0',

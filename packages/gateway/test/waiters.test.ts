@@ -1,9 +1,9 @@
 import { Keys, type StoredTask, TaskStore } from '@taskgate/core';
 import { RELATED_TASK_META_KEY } from '@taskgate/protocol';
-import { useRedis } from '@taskgate/test-harness';
+import { postHeaders, raw, rawInitialize, useRedis, waitFor } from '@taskgate/test-harness';
 import { describe, expect, it } from 'vitest';
 import { resolveGatewayOptions } from '../src/index.js';
-import { CURSOR_SECRET, postHeaders, raw, rawInitialize, type Stack, useStacks, waitFor } from './support/stack.js';
+import { CURSOR_SECRET, type Stack, useStacks } from './support/stack.js';
 
 /** A tasks/result (or any POST) answered as a stream that we read as it comes. */
 interface OpenStream {

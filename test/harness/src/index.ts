@@ -1,4 +1,14 @@
 export { type ForkedProcess, forkNode, SOURCE_EXEC_ARGV } from './fork-node.js';
+export {
+  connectClient,
+  postHeaders,
+  type RawResponse,
+  raw,
+  rawCall,
+  rawInitialize,
+  sleepMs,
+  waitFor,
+} from './http-client.js';
 export { uniquePrefix } from './prefix.js';
 export { parsePrometheus, type Sample, type Scrape, scrape } from './prometheus.js';
 export {

@@ -1,7 +1,7 @@
 import { ErrorCode, isSupportedProtocolVersion } from '@taskgate/protocol';
 import type { NextFunction, Request, Response } from 'express';
+import { HttpError, sendHttpError } from '../errors/http-error.js';
 import { LOOPBACK_HOSTS, type ResolvedGatewayOptions } from '../options.js';
-import { HttpError, sendHttpError } from './http-error.js';
 
 /** The protocol revision to assume when a request carries no MCP-Protocol-Version header (transport spec). */
 export const DEFAULT_HEADER_PROTOCOL_VERSION = '2025-03-26';

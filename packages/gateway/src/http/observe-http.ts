@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
+import { PROTECTED_RESOURCE_WELL_KNOWN } from '../auth/protected-resource.js';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
-import { PROTECTED_RESOURCE_WELL_KNOWN } from './protected-resource.js';
 
 const FIXED_ROUTES: Readonly<Record<string, string>> = {
   '/healthz': 'healthz',

@@ -10,8 +10,12 @@ import {
   toJsonRpcError,
 } from '@taskgate/protocol';
 import express, { type Request, type RequestHandler, type Response } from 'express';
+import type { Caller } from '../auth/caller.js';
+import { HttpError } from '../errors/http-error.js';
 import { operationOf, retryAfterMsOf } from '../limits/rate-limits.js';
 import { onNotification, onResponse } from '../rpc/client-messages.js';
+import { dispatch } from '../rpc/dispatch.js';
+import { initialize } from '../rpc/initialize.js';
 import {
   errorResponse,
   type GatewayServices,
@@ -19,13 +23,9 @@ import {
   resultMessage,
   type SessionContext,
   type TaskReadAhead,
-} from '../rpc/context.js';
-import { dispatch } from '../rpc/dispatch.js';
-import { initialize } from '../rpc/initialize.js';
+} from '../services/context.js';
 import { openTaskStream } from '../sse/task-stream.js';
-import type { Caller } from './auth.js';
 import { requestProtocolVersion, requireAccept, requireJsonContentType } from './guards.js';
-import { HttpError } from './http-error.js';
 import { requireSession } from './session.js';
 
 /** Runs an express middleware as a promise (the body reader), rejecting with what it passes to `next`. */

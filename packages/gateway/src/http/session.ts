@@ -1,9 +1,9 @@
 import type { Logger } from '@taskgate/core';
 import { Keys, type SessionRecord, SessionStore } from '@taskgate/core';
 import type { Request } from 'express';
-import type { GatewayServices } from '../rpc/context.js';
-import type { Caller } from './auth.js';
-import { HttpError } from './http-error.js';
+import type { Caller } from '../auth/caller.js';
+import { HttpError } from '../errors/http-error.js';
+import type { GatewayServices } from '../services/context.js';
 
 /** The established session of a request and the owner its tasks belong to. */
 export interface ResolvedSession {

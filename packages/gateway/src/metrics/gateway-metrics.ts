@@ -2,7 +2,7 @@ import { counterIn, gaugeIn, histogramIn } from '@taskgate/core';
 import { ErrorCode, isClientRequestMethod } from '@taskgate/protocol';
 import type { Registry } from 'prom-client';
 import { OPERATION_CLASSES, type ResolvedGatewayOptions } from '../options.js';
-import type { StreamRegistry } from '../sse/stream-registry.js';
+import type { StreamRegistry } from '../transport/stream-registry.js';
 
 /** JSON-RPC codes that get their own label value; anything else (e.g. a tool's own error codes) is `other`. */
 const KNOWN_CODES = new Set<number>(Object.values(ErrorCode));

@@ -1,5 +1,5 @@
 import { errorMessage, type Logger } from '@taskgate/core';
-import type { GatewayServices } from '../rpc/context.js';
+import type { GatewayServices } from '../services/context.js';
 
 /** Writes one notification on a stream; false (or a rejection) when the stream is gone. */
 export type Emit = (message: Record<string, unknown>) => Promise<boolean> | boolean;

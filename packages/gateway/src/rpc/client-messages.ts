@@ -7,8 +7,8 @@ import {
   type JsonRpcResultResponse,
   ProtocolError,
 } from '@taskgate/protocol';
-import type { SessionContext } from './context.js';
-import { removeWaitingJob } from './tasks-methods.js';
+import { removeWaitingJob } from '../outcomes/cancel-call.js';
+import type { SessionContext } from '../services/context.js';
 
 /**
  * A notification from the client. `notifications/cancelled` cancels the direct call it names (on whichever

@@ -1,5 +1,5 @@
 import { type ClientRequestParams, ProtocolError } from '@taskgate/protocol';
-import type { Reply, RpcContext } from './context.js';
+import type { Reply, RpcContext } from '../services/context.js';
 import { runReadJob } from './read-call.js';
 
 /**

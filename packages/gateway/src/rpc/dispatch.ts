@@ -1,6 +1,6 @@
 import { type ClientRequestMethod, type ClientRequestParams, parseClientRequestParams } from '@taskgate/protocol';
+import type { Reply, RpcContext } from '../services/context.js';
 import { completionComplete } from './completion-complete.js';
-import type { Reply, RpcContext } from './context.js';
 import { promptsGet, promptsList } from './prompts-methods.js';
 import {
   resourcesList,

@@ -1,6 +1,6 @@
 import type { CatalogEntry, StoredTask, ToolJobData } from '@taskgate/core';
 import { ErrorCode } from '@taskgate/protocol';
-import type { GatewayServices, RpcContext } from './context.js';
+import type { GatewayServices, RpcContext } from '../services/context.js';
 
 /**
  * Enqueues the job of a task or direct call. When that fails the record is failed with a statusMessage at

@@ -6,8 +6,8 @@ import {
   parseClientRequestParams,
   type ServerCapabilities,
 } from '@taskgate/protocol';
-import type { Caller } from '../http/auth.js';
-import type { GatewayServices } from './context.js';
+import type { Caller } from '../auth/caller.js';
+import type { GatewayServices } from '../services/context.js';
 
 /**
  * What the gateway offers every session (CAP-1): tools, resources (with subscriptions) and prompts, each with

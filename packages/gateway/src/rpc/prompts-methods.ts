@@ -1,6 +1,6 @@
 import { type ClientRequestParams, ProtocolError } from '@taskgate/protocol';
+import type { Reply, RpcContext } from '../services/context.js';
 import { catalogPage } from './catalog-page.js';
-import type { Reply, RpcContext } from './context.js';
 import { runReadJob } from './read-call.js';
 
 /** `prompts/list`: the prompts workers offer, sorted by name, a page at a time. */

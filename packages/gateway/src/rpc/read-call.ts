@@ -1,6 +1,6 @@
 import type { ReadJobData, ReadRequest, TaskRef } from '@taskgate/core';
 import { ErrorCode, ProtocolError } from '@taskgate/protocol';
-import type { RpcContext } from './context.js';
+import type { RpcContext } from '../services/context.js';
 
 /**
  * Runs a read (`resources/read`, `prompts/get`, `completion/complete`) on a worker through the task pipeline

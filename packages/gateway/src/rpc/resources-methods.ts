@@ -1,6 +1,6 @@
 import { type ClientRequestParams, ErrorCode, ProtocolError } from '@taskgate/protocol';
+import type { Reply, RpcContext } from '../services/context.js';
 import { catalogPage } from './catalog-page.js';
-import type { Reply, RpcContext } from './context.js';
 import { runReadJob } from './read-call.js';
 
 /** Most resources one session may subscribe to: each subscription is a field of the session's hash. */

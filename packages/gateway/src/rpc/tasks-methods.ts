@@ -1,6 +1,7 @@
 import { Keys, type StoredTask, type TaskOutcome, taskNotFound, toTask } from '@taskgate/core';
 import { type ClientRequestParams, ProtocolError } from '@taskgate/protocol';
-import type { GatewayServices, Reply, RpcContext } from './context.js';
+import { removeWaitingJob } from '../outcomes/cancel-call.js';
+import type { Reply, RpcContext } from '../services/context.js';
 
 /**
  * The caller's task, for tasks/get and tasks/cancel: -32602 when unknown, expired, another owner's (SEC-1)
@@ -82,23 +83,4 @@ export async function tasksCancel(ctx: RpcContext, params: ClientRequestParams<'
   );
   await removeWaitingJob(ctx.services, record.tool, task.taskId, ctx);
   return { kind: 'result', result: task };
-}
-
-/** Removes the not-yet-started job of a cancelled task; failures are logged, never surfaced. */
-export async function removeWaitingJob(
-  services: GatewayServices,
-  tool: string | undefined,
-  taskId: string,
-  ctx?: Pick<RpcContext, 'logger'>,
-): Promise<void> {
-  if (tool === undefined) return;
-  try {
-    const entry = await services.catalog.get(tool);
-    await services.queues.removeWaiting(entry?.queue ?? Keys.toolQueueName(tool), taskId);
-  } catch (error) {
-    (ctx?.logger ?? services.logger).warn(
-      { taskId, tool, err: error instanceof Error ? error.message : String(error) },
-      'could not remove the job of a cancelled task',
-    );
-  }
 }

@@ -5,7 +5,7 @@ import {
   ProtocolError,
   type Task,
 } from '@taskgate/protocol';
-import type { Reply, RpcContext } from './context.js';
+import type { Reply, RpcContext } from '../services/context.js';
 import { directCall } from './direct-call.js';
 import { enqueue } from './enqueue.js';
 

@@ -1,6 +1,6 @@
 import type { ClientRequestParams } from '@taskgate/protocol';
+import type { Reply, RpcContext } from '../services/context.js';
 import { catalogPage } from './catalog-page.js';
-import type { Reply, RpcContext } from './context.js';
 
 /**
  * `tools/list`: the live catalog entries, sorted by name, a page at a time (TOOL-1: each carries its

@@ -1,9 +1,9 @@
 import { type EventBus, errorMessage, type OutboxEntry, type StoredTask } from '@taskgate/core';
-import type { SessionContext } from '../rpc/context.js';
+import type { SessionContext } from '../services/context.js';
 import { type OutboxRendering, outboxMessage } from '../tasks/outbox-messages.js';
-import { OutboxRelay } from '../tasks/outbox-relay.js';
+import type { LoggedStream } from '../transport/logged-stream.js';
 import { streamLeaseMs } from './connect-stream.js';
-import type { LoggedStream } from './logged-stream.js';
+import { OutboxRelay } from './outbox-relay.js';
 
 /** A stream's hold on a task's outbox. */
 export interface OutboxCarrier {

@@ -1,9 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '@taskgate/core';
-import type { GatewayServices } from '../rpc/context.js';
-import { LoggedStream, type StreamPositions } from './logged-stream.js';
-import { SseStream } from './sse-stream.js';
-import type { StreamRole } from './stream-registry.js';
+import type { GatewayServices } from '../services/context.js';
+import { LoggedStream, type StreamPositions } from '../transport/logged-stream.js';
+import { SseStream } from '../transport/sse-stream.js';
+import type { StreamRole } from '../transport/stream-registry.js';
 
 /** How long a stream's leases last without a heartbeat (ms): three heartbeats, so one late beat is harmless. */
 export function streamLeaseMs(services: GatewayServices): number {

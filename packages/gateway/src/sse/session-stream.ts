@@ -10,14 +10,14 @@ import {
   toTask,
 } from '@taskgate/core';
 import { ErrorCode } from '@taskgate/protocol';
-import { HttpError } from '../http/http-error.js';
+import { HttpError } from '../errors/http-error.js';
 import { subscribeResourceNotices } from '../resources/resource-notices.js';
-import type { GatewayServices, SessionContext } from '../rpc/context.js';
+import type { GatewayServices, SessionContext } from '../services/context.js';
 import type { OutboxRendering } from '../tasks/outbox-messages.js';
-import { OutboxRelay } from '../tasks/outbox-relay.js';
+import { type FeedEvent, type LoggedStream, newStreamIds } from '../transport/logged-stream.js';
 import { resendOrphans } from './carry-outbox.js';
 import { connectStream, streamLeaseMs } from './connect-stream.js';
-import { type FeedEvent, type LoggedStream, newStreamIds } from './logged-stream.js';
+import { OutboxRelay } from './outbox-relay.js';
 import { understandsPriming } from './task-stream.js';
 
 const FEED_BATCH = 100;

@@ -1,13 +1,13 @@
 import type { ServerResponse } from 'node:http';
 import { errorMessage, Keys, type Logger, type SessionRecord, type StoredTask, taskExpired } from '@taskgate/core';
 import { type RequestId, toJsonRpcError } from '@taskgate/protocol';
-import { errorResponse, resultMessage, type SessionContext } from '../rpc/context.js';
-import { cancelUnlessResumed, directCallOutcome } from '../rpc/direct-call.js';
-import { auditRetrieval, terminalOutcome } from '../rpc/tasks-result.js';
+import { cancelUnlessResumed } from '../outcomes/cancel-call.js';
+import { auditRetrieval, directCallOutcome, terminalOutcome } from '../outcomes/task-outcome.js';
+import { errorResponse, resultMessage, type SessionContext } from '../services/context.js';
 import type { WatchOutcome } from '../tasks/task-watcher.js';
+import { type LoggedStream, newStreamIds } from '../transport/logged-stream.js';
 import { carryOutbox } from './carry-outbox.js';
 import { openTaskConnection, streamLeaseMs } from './connect-stream.js';
-import { type LoggedStream, newStreamIds } from './logged-stream.js';
 
 /** The request a task stream answers: `tasks/result` of a task, or a direct (non-task) `tools/call`. */
 export interface TaskStreamTarget {

@@ -1,9 +1,9 @@
 import { ErrorCode } from '@taskgate/protocol';
 import type { Request } from 'express';
 import { createLocalJWKSet, createRemoteJWKSet, type JWTPayload, errors as joseErrors, jwtVerify } from 'jose';
+import { HttpError } from '../errors/http-error.js';
 import type { JwtAuthOptions } from '../options.js';
-import { AuthError, type Authenticator, bearerToken, type Caller } from './auth.js';
-import { HttpError } from './http-error.js';
+import { AuthError, type Authenticator, bearerToken, type Caller } from './caller.js';
 import { resourceMetadataUrl, resourceUrl } from './protected-resource.js';
 
 type KeySet = ReturnType<typeof createLocalJWKSet> | ReturnType<typeof createRemoteJWKSet>;

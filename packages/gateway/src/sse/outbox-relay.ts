@@ -1,6 +1,6 @@
 import type { OutboxEntry, TaskDelivery, TaskOutbox } from '@taskgate/core';
-import type { LoggedStream } from '../sse/logged-stream.js';
-import { type OutboxRendering, outboxMessage } from './outbox-messages.js';
+import { type OutboxRendering, outboxMessage } from '../tasks/outbox-messages.js';
+import type { LoggedStream } from '../transport/logged-stream.js';
 
 /** How a relay pass ended. */
 export type RelayEnd = 'idle' | 'not_carrier' | 'fenced';

@@ -22,8 +22,8 @@ import type { JsonRpcErrorObject, JsonRpcRequest, RequestId } from '@taskgate/pr
 import type { RateLimits } from '../limits/rate-limits.js';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import type { ResolvedGatewayOptions } from '../options.js';
-import type { StreamRegistry } from '../sse/stream-registry.js';
 import type { TaskWatcher } from '../tasks/task-watcher.js';
+import type { StreamRegistry } from '../transport/stream-registry.js';
 import type { ArgumentValidator } from './argument-validator.js';
 
 /** The process-wide pieces every request handler uses. Nothing here is per-session state. */

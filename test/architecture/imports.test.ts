@@ -1,0 +1,152 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const packagesDir = join(root, 'packages');
+
+/**
+ * The layers of `packages/gateway/src`, bottom first: a folder (or a file at the top of `src`, without its
+ * extension) imports only from its own folder and from layers listed before it. docs/architecture.md shows
+ * the same order.
+ */
+const GATEWAY_LAYERS = [
+  'options',
+  'lazy-logger',
+  'errors',
+  'auth',
+  'transport',
+  'metrics',
+  'limits',
+  'tasks',
+  'services',
+  'outcomes',
+  'resources',
+  'sse',
+  'rpc',
+  'http',
+  'gateway',
+  'index',
+] as const;
+
+/** The workspace packages each package's source may import (`protocol` ← `core` ← `gateway`, `worker` ← `cli`). */
+const PACKAGE_DEPENDENCIES: Readonly<Record<string, readonly string[]>> = {
+  protocol: [],
+  core: ['protocol'],
+  gateway: ['protocol', 'core'],
+  worker: ['protocol', 'core'],
+  examples: ['protocol', 'worker'],
+  'conformance-fixture': ['protocol', 'worker'],
+  cli: ['protocol', 'core', 'gateway', 'worker', 'examples'],
+};
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+/** Every import, re-export and dynamic import of a file, type-only ones included. */
+function specifiers(file: string): string[] {
+  return ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles.map((ref) => ref.fileName);
+}
+
+const packages = readdirSync(packagesDir, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
+
+/** file → the files of the same package it imports (relative specifiers, `.js` written for `.ts`). */
+const graph = new Map<string, string[]>();
+/** package → the workspace packages its source imports. */
+const packageImports = new Map<string, Set<string>>();
+for (const pkg of packages) {
+  const imported = new Set<string>();
+  packageImports.set(pkg, imported);
+  for (const file of sourceFiles(join(packagesDir, pkg, 'src'))) {
+    const local: string[] = [];
+    for (const specifier of specifiers(file)) {
+      const workspace = /^@taskgate\/([^/]+)/.exec(specifier);
+      if (workspace?.[1] !== undefined) imported.add(workspace[1]);
+      if (specifier.startsWith('.')) local.push(resolve(dirname(file), specifier.replace(/\.js$/, '.ts')));
+    }
+    graph.set(file, local);
+  }
+}
+
+const name = (file: string): string => relative(root, file);
+
+/** Every import cycle between files, each once, as the chain of files. */
+function cycles(): string[][] {
+  const found: string[][] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const visit = (file: string): void => {
+    state.set(file, 'open');
+    path.push(file);
+    for (const next of graph.get(file) ?? []) {
+      if (state.get(next) === 'open') found.push([...path.slice(path.indexOf(next)), next].map(name));
+      else if (state.get(next) === undefined && graph.has(next)) visit(next);
+    }
+    path.pop();
+    state.set(file, 'done');
+  };
+  for (const file of graph.keys()) if (state.get(file) === undefined) visit(file);
+  return found;
+}
+
+const gatewaySrc = join(packagesDir, 'gateway', 'src');
+
+/** The layer of a gateway source file: its top folder, or its own name for a file at the top of `src`. */
+function layerOf(file: string): string {
+  return relative(gatewaySrc, file).split('/')[0]?.replace(/\.ts$/, '') ?? '';
+}
+
+describe('imports', () => {
+  it('found the source files', () => {
+    expect(packages).toEqual(expect.arrayContaining(Object.keys(PACKAGE_DEPENDENCIES)));
+    expect(graph.size).toBeGreaterThan(100);
+  });
+
+  it('form no cycle between files', () => {
+    expect(cycles()).toEqual([]);
+  });
+
+  it('between packages point only down', () => {
+    const upward: string[] = [];
+    for (const [pkg, imported] of packageImports) {
+      const allowed = PACKAGE_DEPENDENCIES[pkg];
+      if (allowed === undefined) {
+        upward.push(`${pkg}: not in the declared package order`);
+        continue;
+      }
+      for (const dependency of imported) {
+        if (dependency !== pkg && !allowed.includes(dependency)) upward.push(`${pkg} → ${dependency}`);
+      }
+    }
+    expect(upward).toEqual([]);
+  });
+
+  it('between gateway layers point only down', () => {
+    const upward: string[] = [];
+    for (const [file, imported] of graph) {
+      if (!file.startsWith(gatewaySrc)) continue;
+      const from = layerOf(file);
+      const fromIndex = GATEWAY_LAYERS.indexOf(from as (typeof GATEWAY_LAYERS)[number]);
+      if (fromIndex < 0) {
+        upward.push(`${name(file)}: layer '${from}' is not declared`);
+        continue;
+      }
+      for (const target of imported) {
+        const to = layerOf(target);
+        if (to === from) continue;
+        const toIndex = GATEWAY_LAYERS.indexOf(to as (typeof GATEWAY_LAYERS)[number]);
+        if (toIndex < 0 || toIndex > fromIndex) upward.push(`${name(file)} (${from}) → ${name(target)} (${to})`);
+      }
+    }
+    expect(upward).toEqual([]);
+  });
+});
