@@ -3,7 +3,15 @@ import { Queue } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Pods, startPods } from '../gateway/fixtures/processes.js';
 import { RawSse } from '../gateway/fixtures/raw-sse.js';
-import { bridgeConfig, counterSum, forkBridge, forkLegacyWorker, waitFor, writeConfig } from './support.js';
+import {
+  bridgeConfig,
+  counterSum,
+  forkBridge,
+  forkLegacyWorker,
+  removeConfigs,
+  waitFor,
+  writeConfig,
+} from './support.js';
 
 // Two gateways behind a proxy, on taskgate's Redis; a bridge (the CLI's `taskgate bridge`) and plain BullMQ
 // workers (a process that imports only bullmq) on a separate Redis, the legacy one.
@@ -44,6 +52,7 @@ afterAll(async () => {
   await bridge?.stop('SIGTERM', 5000);
   await pods?.stop();
   await legacy?.stop();
+  removeConfigs();
 }, 60_000);
 
 afterEach(() => {
@@ -92,7 +101,7 @@ async function createTask(sessionId: string, name: string, args: Json, meta?: Js
     ...(meta !== undefined && { _meta: meta }),
   });
   expect(answer.error).toBeUndefined();
-  return (answer.result?.task as Json).taskId as string;
+  return (answer.result as { task: Json }).task.taskId as string;
 }
 
 async function task(sessionId: string, taskId: string): Promise<Json> {
@@ -101,7 +110,11 @@ async function task(sessionId: string, taskId: string): Promise<Json> {
 
 async function until(sessionId: string, taskId: string, check: (task: Json) => boolean, what: string): Promise<Json> {
   let last: Json = {};
-  await waitFor(async () => check((last = await task(sessionId, taskId))), `${what} (last: ${JSON.stringify(last)})`);
+  const read = async (): Promise<boolean> => {
+    last = await task(sessionId, taskId);
+    return check(last);
+  };
+  await waitFor(read, what);
   return last;
 }
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,11 +48,25 @@ export function bridgeConfig(legacyUrl: string): Record<string, unknown> {
   };
 }
 
+const folders: string[] = [];
+
+/** A fresh temporary folder (removed by `removeConfigs`). */
+export function configFolder(): string {
+  const folder = mkdtempSync(join(tmpdir(), 'taskgate-bridge-'));
+  folders.push(folder);
+  return folder;
+}
+
 /** Writes a bridge config file (JSON is YAML) in a fresh temporary folder; returns its path. */
 export function writeConfig(config: unknown, text?: string): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'taskgate-bridge-')), 'bridge.yaml');
+  const path = join(configFolder(), 'bridge.yaml');
   writeFileSync(path, text ?? JSON.stringify(config, null, 2));
   return path;
+}
+
+/** Removes the folders `writeConfig` made. */
+export function removeConfigs(): void {
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 }
 
 /** `taskgate bridge --config <path>` from sources; resolves once it is ready. */
@@ -70,7 +84,11 @@ export async function forkBridge(env: Record<string, string>, configPath: string
 
 /** The plain BullMQ worker of `queue` in its own process. */
 export async function forkLegacyWorker(legacyUrl: string, queue: string): Promise<ForkedProcess> {
-  const proc = forkNode(legacyWorkerMain, [], { LEGACY_REDIS_URL: legacyUrl, LEGACY_PREFIX: 'legacy', LEGACY_QUEUE: queue });
+  const proc = forkNode(legacyWorkerMain, [], {
+    LEGACY_REDIS_URL: legacyUrl,
+    LEGACY_PREFIX: 'legacy',
+    LEGACY_QUEUE: queue,
+  });
   await waitForOutput(proc, /legacy worker ready/);
   return proc;
 }
@@ -80,7 +98,11 @@ export async function counterSum(port: number, name: string): Promise<number> {
   return (await scrape(`http://127.0.0.1:${port}/metrics`)).value(name);
 }
 
-export async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+export async function waitFor(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

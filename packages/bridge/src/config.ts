@@ -55,7 +55,8 @@ const RESERVED_OPTIONS = ['jobId', 'repeat', 'parent'] as const;
 
 function pathOf(path: readonly PropertyKey[]): string {
   let text = '';
-  for (const part of path) text += typeof part === 'number' ? `[${part}]` : text === '' ? String(part) : `.${String(part)}`;
+  for (const part of path)
+    text += typeof part === 'number' ? `[${part}]` : text === '' ? String(part) : `.${String(part)}`;
   return text === '' ? '(root)' : text;
 }
 

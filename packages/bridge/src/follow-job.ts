@@ -29,7 +29,11 @@ function jobOptions(tool: BridgedToolConfig): JobsOptions {
  * subscription starts, so this execution (a first run, or a re-run after a bridge died) sees everything
  * that happened before it too.
  */
-export async function followJob(deps: FollowDeps, args: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult> {
+export async function followJob(
+  deps: FollowDeps,
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+): Promise<CallToolResult> {
   const { tool, queue, metrics } = deps;
   const jobId = ctx.taskId;
   const queueName = tool.queue.name;
@@ -87,7 +91,8 @@ export async function followJob(deps: FollowDeps, args: Record<string, unknown>,
         if (lastEvent?.kind === 'failed') return applied('failed', failedResult(lastEvent.failedReason));
         return applied('failed', failedResult(`The job was removed from queue '${queueName}' before it finished`));
       }
-      progress(job.progress);
+      // BullMQ's progress of a job that never reported any is 0: nothing to relay.
+      if (job.progress !== 0) progress(job.progress);
       if (job.state === 'waiting' || job.state === 'delayed') {
         status(`Queued in '${queueName}': waiting for a worker of the queue`);
       } else if (job.state === 'active' && shownProgress === undefined) {

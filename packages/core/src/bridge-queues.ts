@@ -60,7 +60,9 @@ export class ExistingQueue {
     const dispatch = (jobId: string, event: ExistingJobEvent): void => {
       for (const listener of this.#listeners.get(jobId) ?? []) listener(event);
     };
-    this.#events.on('progress', ({ jobId, data }, id) => dispatch(jobId, { kind: 'progress', data, eventMs: eventTime(id) }));
+    this.#events.on('progress', ({ jobId, data }, id) =>
+      dispatch(jobId, { kind: 'progress', data, eventMs: eventTime(id) }),
+    );
     this.#events.on('active', ({ jobId }, id) => dispatch(jobId, { kind: 'active', eventMs: eventTime(id) }));
     this.#events.on('completed', ({ jobId, returnvalue }, id) =>
       dispatch(jobId, { kind: 'completed', returnvalue, eventMs: eventTime(id) }),

@@ -1,3 +1,9 @@
+export {
+  type ExistingJobEvent,
+  type ExistingJobState,
+  ExistingQueue,
+  type ExistingQueueAddress,
+} from './bridge-queues.js';
 export { Catalog, type CatalogOptions } from './catalog.js';
 export {
   cannotCancelTerminal,
@@ -106,10 +112,4 @@ export {
 } from './task-store.js';
 export { type CatalogEntry, ToolCatalog, type ToolCatalogOptions } from './tool-catalog.js';
 export { type ToolJobData, type ToolJobPolicy, ToolQueues, type ToolQueuesOptions } from './tool-queues.js';
-export {
-  type ExistingJobEvent,
-  type ExistingJobState,
-  ExistingQueue,
-  type ExistingQueueAddress,
-} from './bridge-queues.js';
 export { UriTemplate, type UriVariables } from './uri-template.js';

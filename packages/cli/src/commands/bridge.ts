@@ -18,7 +18,8 @@ function readBridgeConfig(path: string): ReturnType<typeof loadBridgeConfig> {
   try {
     return loadBridgeConfig(text);
   } catch (error) {
-    if (error instanceof BridgeConfigError) throw new ConfigError(error.problems.map((problem) => `${path}: ${problem}`));
+    if (error instanceof BridgeConfigError)
+      throw new ConfigError(error.problems.map((problem) => `${path}: ${problem}`));
     throw error;
   }
 }
