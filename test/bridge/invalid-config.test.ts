@@ -27,7 +27,10 @@ describe('taskgate bridge: invalid configuration', () => {
     expect(output).toContain(`${path}: tools[1].taskSupport:`);
     expect(output).toContain(`${path}: tools[1].inputSchema: must be a JSON Schema object with type: "object"`);
     // Reference checks run once the shapes are right.
-    tools[1] = bridgeConfig('redis://127.0.0.1:6380').tools[1] as Record<string, unknown>;
+    tools[1] = (bridgeConfig('redis://127.0.0.1:6380').tools as Record<string, unknown>[])[1] as Record<
+      string,
+      unknown
+    >;
     const second = await bridgeExit(['--config', writeConfig(config)]);
     expect(second.code).toBe(2);
     expect(second.output).toMatch(/tools\[0\]\.queue\.connection: unknown connection "x"/);
