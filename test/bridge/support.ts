@@ -84,11 +84,7 @@ export async function forkBridge(env: Record<string, string>, configPath: string
 
 /** The plain BullMQ worker of `queue` in its own process. */
 export async function forkLegacyWorker(legacyUrl: string, queue: string): Promise<ForkedProcess> {
-  const proc = forkNode(legacyWorkerMain, [], {
-    LEGACY_REDIS_URL: legacyUrl,
-    LEGACY_PREFIX: 'legacy',
-    LEGACY_QUEUE: queue,
-  });
+  const proc = forkNode(legacyWorkerMain, [legacyUrl, 'legacy', queue]);
   await waitForOutput(proc, /legacy worker ready/);
   return proc;
 }
