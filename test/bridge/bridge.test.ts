@@ -1,4 +1,4 @@
-import { type ForkedProcess, freePort, type RedisServer, startRedis } from '@taskgate/test-harness';
+import { type ForkedProcess, freePort, type RedisServer, scrape, startRedis } from '@taskgate/test-harness';
 import { Queue } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Pods, startPods } from '../gateway/fixtures/processes.js';
@@ -173,6 +173,11 @@ describe('bridge: existing BullMQ queues as MCP tools', () => {
     expect(job?.data).toEqual({ n: 3, steps: 3, stepMs: 150, origin: 'mcp' });
     expect(job?.opts.attempts).toBe(2);
     expect(await counterSum(bridgeMetricsPort, 'taskgate_bridge_jobs_handed_off_total')).toBe(handedOff + 1);
+    const scraped = await scrape(`http://127.0.0.1:${bridgeMetricsPort}/metrics`);
+    expect(scraped.types.get('taskgate_bridge_event_lag_seconds')).toBe('gauge');
+    expect(
+      scraped.value('taskgate_bridge_completions_applied_total', { tool: 'render_report', outcome: 'completed' }),
+    ).toBeGreaterThanOrEqual(1);
   });
 
   it('fails the task with failedReason once the job failed its last attempt', async () => {
