@@ -7,6 +7,7 @@ usage: taskgate <command> [--flags]
 commands:
   gateway   serve MCP (Streamable HTTP) on HOST:PORT/mcp
   worker    run tools from modules: taskgate worker --tools <module>[,<module>]
+  bridge    offer existing BullMQ queues as tools: taskgate bridge --config bridge.yaml
   dev       a private Redis, a gateway on 127.0.0.1:3000 and a worker with the example tools
   call      call a tool through a gateway: taskgate call [--task] <tool> [json-arguments]
 
@@ -21,6 +22,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         return await (await import('./commands/gateway.js')).runGateway(rest);
       case 'worker':
         return await (await import('./commands/worker.js')).runWorker(rest);
+      case 'bridge':
+        return await (await import('./commands/bridge.js')).runBridge(rest);
       case 'dev':
         return await (await import('./commands/dev.js')).runDev(rest);
       case 'call':

@@ -11,6 +11,14 @@ export const WORKER_SETTINGS = [
     description: 'Modules whose `tools` (or default) export lists the tools this worker runs, comma-separated.',
   },
   {
+    env: 'TASKGATE_BRIDGE_CONFIG',
+    flag: '--config',
+    scope: 'worker',
+    schema: z.string().min(1),
+    description:
+      '`taskgate bridge` only: YAML file naming the existing BullMQ queues to offer as tools (see "Bring your own queue").',
+  },
+  {
     env: 'TASKGATE_METRICS_PORT',
     flag: '--metrics-port',
     scope: 'worker',

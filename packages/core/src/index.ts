@@ -1,3 +1,9 @@
+export {
+  type ExistingJobEvent,
+  type ExistingJobState,
+  ExistingQueue,
+  type ExistingQueueAddress,
+} from './bridge-queues.js';
 export { Catalog, type CatalogOptions } from './catalog.js';
 export { createRedisConnection, type RedisRole } from './connection.js';
 export { DirectCalls, type DirectCallsOptions } from './direct-calls.js';

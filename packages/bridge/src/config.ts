@@ -1,0 +1,104 @@
+import { TaskgateError } from '@taskgate/core';
+import { ToolJsonSchemaSchema } from '@taskgate/protocol';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+
+/** MCP tool names: 1–128 characters of A-Z a-z 0-9 _ - . */
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+/** BullMQ queue names may not contain ':' (its key separator). */
+const QUEUE_NAME = /^[^:\s]{1,200}$/;
+
+const ConnectionSchema = z.strictObject({
+  url: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://'),
+});
+
+const JsonSchemaObject = z.custom<Record<string, unknown>>(
+  (value) => ToolJsonSchemaSchema.safeParse(value).success,
+  'must be a JSON Schema object with type: "object"',
+);
+
+/** The job data: the tool arguments as they are, or a mapping whose "$.path" strings pick from them. */
+const DataSchema = z.union([z.literal('arguments'), z.record(z.string(), z.unknown())]);
+
+const ToolSchema = z.strictObject({
+  name: z.string().regex(TOOL_NAME, 'must be 1-128 characters of A-Z a-z 0-9 _ - .'),
+  title: z.string().min(1).optional(),
+  description: z.string().trim().min(1, 'must be a non-empty string'),
+  taskSupport: z.enum(['required', 'optional']).default('required'),
+  inputSchema: JsonSchemaObject,
+  outputSchema: JsonSchemaObject.optional(),
+  queue: z.strictObject({
+    name: z.string().regex(QUEUE_NAME, 'must be 1-200 characters without ":" or spaces'),
+    prefix: z.string().min(1).default('bull'),
+    connection: z.string().min(1),
+  }),
+  job: z.strictObject({
+    name: z.string().min(1),
+    options: z.record(z.string(), z.unknown()).default({}),
+    data: DataSchema.default('arguments'),
+  }),
+  result: z.enum(['auto', 'text', 'json']).default('auto'),
+  /** Tasks of this tool one bridge process follows at once. */
+  concurrency: z.number().int().min(1).default(64),
+});
+
+const BridgeConfigSchema = z.strictObject({
+  connections: z.record(z.string(), ConnectionSchema),
+  tools: z.array(ToolSchema).min(1, 'must list at least one tool'),
+});
+
+export type BridgeConfig = z.output<typeof BridgeConfigSchema>;
+export type BridgedToolConfig = BridgeConfig['tools'][number];
+
+/** Options the bridge sets itself: a job id given in the config would break the task ↔ job link. */
+const RESERVED_OPTIONS = ['jobId', 'repeat', 'parent'] as const;
+
+function pathOf(path: readonly PropertyKey[]): string {
+  let text = '';
+  for (const part of path)
+    text += typeof part === 'number' ? `[${part}]` : text === '' ? String(part) : `.${String(part)}`;
+  return text === '' ? '(root)' : text;
+}
+
+/** Every problem of a bridge config, each naming its path. */
+export class BridgeConfigError extends TaskgateError {
+  constructor(readonly problems: readonly string[]) {
+    super('INVALID_CONFIG', `Invalid bridge config:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+  }
+}
+
+/** Validates a parsed bridge config; throws BridgeConfigError listing every problem with its path. */
+export function parseBridgeConfig(input: unknown): BridgeConfig {
+  const parsed = BridgeConfigSchema.safeParse(input);
+  if (!parsed.success) {
+    throw new BridgeConfigError(parsed.error.issues.map((issue) => `${pathOf(issue.path)}: ${issue.message}`));
+  }
+  const config = parsed.data;
+  const problems: string[] = [];
+  const names = new Set<string>();
+  config.tools.forEach((tool, index) => {
+    if (names.has(tool.name)) problems.push(`tools[${index}].name: duplicate tool name "${tool.name}"`);
+    names.add(tool.name);
+    if (config.connections[tool.queue.connection] === undefined) {
+      problems.push(`tools[${index}].queue.connection: unknown connection "${tool.queue.connection}"`);
+    }
+    for (const option of RESERVED_OPTIONS) {
+      if (option in tool.job.options) {
+        problems.push(`tools[${index}].job.options.${option}: set by the bridge (job id = task id), remove it`);
+      }
+    }
+  });
+  if (problems.length > 0) throw new BridgeConfigError(problems);
+  return config;
+}
+
+/** Parses and validates a bridge config written in YAML (or JSON). */
+export function loadBridgeConfig(text: string): BridgeConfig {
+  let document: unknown;
+  try {
+    document = parseYaml(text);
+  } catch (error) {
+    throw new BridgeConfigError([`(root): not valid YAML (${(error as Error).message})`]);
+  }
+  return parseBridgeConfig(document);
+}

@@ -1,0 +1,44 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { BridgeConfigError, createBridge, loadBridgeConfig } from '@taskgate/bridge';
+import { createMetricsRegistry } from '@taskgate/core';
+import { handleShutdownSignals } from '@taskgate/worker';
+import { ConfigError, loadConfig } from '../config.js';
+import { createLogger } from '../logger.js';
+import { workerOptions } from './worker.js';
+
+/** Reads and validates the bridge config file; every problem names the file and its path in it. */
+function readBridgeConfig(path: string): ReturnType<typeof loadBridgeConfig> {
+  let text: string;
+  try {
+    text = readFileSync(resolve(path), 'utf8');
+  } catch (error) {
+    throw new ConfigError([`TASKGATE_BRIDGE_CONFIG (--config): cannot read ${path} (${(error as Error).message})`]);
+  }
+  try {
+    return loadBridgeConfig(text);
+  } catch (error) {
+    if (error instanceof BridgeConfigError)
+      throw new ConfigError(error.problems.map((problem) => `${path}: ${problem}`));
+    throw error;
+  }
+}
+
+/** `taskgate bridge --config bridge.yaml`: offers existing BullMQ queues as tools until SIGTERM/SIGINT. */
+export async function runBridge(argv: readonly string[]): Promise<number> {
+  const { config } = loadConfig('worker', argv);
+  if (config.TASKGATE_BRIDGE_CONFIG === undefined) {
+    throw new ConfigError(['TASKGATE_BRIDGE_CONFIG (--config) names no file: e.g. --config bridge.yaml']);
+  }
+  const bridgeConfig = readBridgeConfig(config.TASKGATE_BRIDGE_CONFIG);
+  const logger = createLogger(config.LOG_LEVEL, 'taskgate-bridge');
+  const bridge = createBridge({
+    ...workerOptions(config, createMetricsRegistry({ defaultMetrics: true })),
+    config: bridgeConfig,
+    logger,
+  });
+  await bridge.ready;
+  return await new Promise<number>((done) => {
+    handleShutdownSignals(bridge, { deadlineMs: config.TASKGATE_DRAIN_TIMEOUT_MS, logger, exit: done });
+  });
+}
