@@ -31,7 +31,7 @@ const GATEWAY_LAYERS = [
   'index',
 ] as const;
 
-/** The workspace packages each package's source may import (`protocol` ← `core` ← `gateway`, `worker` ← `cli`). */
+/** The workspace packages each package's source may import (`protocol` ← `core` ← `gateway`, `worker` ← `bridge` ← `cli`). */
 const PACKAGE_DEPENDENCIES: Readonly<Record<string, readonly string[]>> = {
   protocol: [],
   core: ['protocol'],
@@ -39,7 +39,8 @@ const PACKAGE_DEPENDENCIES: Readonly<Record<string, readonly string[]>> = {
   worker: ['protocol', 'core'],
   examples: ['protocol', 'worker'],
   'conformance-fixture': ['protocol', 'worker'],
-  cli: ['protocol', 'core', 'gateway', 'worker', 'examples'],
+  bridge: ['protocol', 'core', 'worker'],
+  cli: ['protocol', 'core', 'gateway', 'worker', 'bridge', 'examples'],
 };
 
 function sourceFiles(dir: string): string[] {

@@ -5,9 +5,9 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 /**
- * core owns every Redis command: gateway and worker source speaks to Redis only through core's stores, scripts,
+ * core owns every Redis command: gateway, worker and bridge source speaks to Redis only through core's stores, scripts,
  * event bus and queue facade. Checked with the TypeScript type checker over every .ts file of
- * `packages/gateway/src` and `packages/worker/src`:
+ * `packages/gateway/src`, `packages/worker/src` and `packages/bridge/src`:
  * - no runtime import of a Redis client library (`ioredis`, `bullmq`, `rate-limiter-flexible`): `import type` only;
  * - no call of a method on anything whose type one of those libraries declares (a connection, pipeline, queue,
  *   job, BullMQ worker...), whatever the method is called;
@@ -16,7 +16,7 @@ import { describe, expect, it } from 'vitest';
  */
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const REDIS_LIBRARIES = ['ioredis', 'bullmq', 'rate-limiter-flexible'];
-const SOURCES = ['packages/gateway/src', 'packages/worker/src'];
+const SOURCES = ['packages/gateway/src', 'packages/worker/src', 'packages/bridge/src'];
 
 function tsFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

@@ -1,4 +1,4 @@
-import { ProtocolError } from '@taskgate/protocol';
+import { ErrorCode, ProtocolError } from '@taskgate/protocol';
 import { defineTool } from '@taskgate/worker';
 import { z } from 'zod';
 
@@ -82,7 +82,10 @@ export const fail = defineTool({
 export const crash = defineTool({
   name: 'crash',
   description: 'Throws a JSON-RPC error',
-  inputSchema: z.object({ code: z.int().default(-32603), message: z.string().default('crashed on purpose') }),
+  inputSchema: z.object({
+    code: z.int().default(ErrorCode.InternalError),
+    message: z.string().default('crashed on purpose'),
+  }),
   taskSupport: 'optional',
   handler({ code, message }) {
     throw new ProtocolError(code, message, { hint: 'on purpose' });
