@@ -38,7 +38,8 @@ export interface RenderOptions {
 export function templateArgs(options: RenderOptions = {}): string[] {
   const args = ['template', options.releaseName ?? 'taskgate', chartDir];
   args.push('--namespace', options.namespace ?? 'default');
-  for (const file of options.valuesFiles ?? []) args.push('--values', file.startsWith('/') ? file : `${chartDir}/${file}`);
+  for (const file of options.valuesFiles ?? [])
+    args.push('--values', file.startsWith('/') ? file : `${chartDir}/${file}`);
   for (const [path, value] of Object.entries(options.set ?? {})) args.push('--set', `${path}=${value}`);
   return args;
 }
@@ -62,7 +63,8 @@ export async function renderChart(options: RenderOptions = {}): Promise<Array<Re
   // biome-ignore lint/suspicious/noExplicitAny: as above.
   const objects: Array<Record<string, any>> = [];
   for (const document of parseAllDocuments(stdout)) {
-    if ('errors' in document && document.errors.length > 0) throw new Error(`helm rendered bad YAML: ${document.errors[0]?.message}`);
+    if ('errors' in document && document.errors.length > 0)
+      throw new Error(`helm rendered bad YAML: ${document.errors[0]?.message}`);
     const value: unknown = document.toJS();
     // biome-ignore lint/suspicious/noExplicitAny: as above.
     if (value !== null && typeof value === 'object') objects.push(value as Record<string, any>);
