@@ -5,6 +5,7 @@ HELM_VERSION=v3.22.0
 KUBERNETES_VALIDATE_VERSION=1.35.0
 PROMETHEUS_OPERATOR_VERSION=v0.85.0
 KEDA_VERSION=v2.18.1
+GATEWAY_API_VERSION=v1.3.0
 TASKGATE_TOOLS_DIR="${TASKGATE_TOOLS_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/.tools}"
 
 # helm, compiled from the Go module proxy (a few minutes once, then cached).
@@ -28,12 +29,12 @@ ensure_kubernetes_validate() {
   touch "$venv/.kubernetes-validate-$KUBERNETES_VALIDATE_VERSION"
 }
 
-# The CRD manifests of prometheus-operator and KEDA, from their Go modules (go mod download caches them).
-# Prints the two module directories, one a line.
-crd_module_dirs() {
+# The CRDs of prometheus-operator, KEDA and the Gateway API, from their Go modules (cached by go mod download):
+# one `go mod download -json` object per module (its "Dir" holds the CRD YAML).
+crd_modules_json() {
   local module
   for module in "github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR_VERSION" \
-    "github.com/kedacore/keda/v2@$KEDA_VERSION"; do
-    GOFLAGS=-mod=mod go mod download -json "$module" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p'
+    "github.com/kedacore/keda/v2@$KEDA_VERSION" "sigs.k8s.io/gateway-api@$GATEWAY_API_VERSION"; do
+    (cd "${TMPDIR:-/tmp}" && GOFLAGS=-mod=mod go mod download -json "$module")
   done
 }
