@@ -1,0 +1,40 @@
+# Pinned tools for the deployment checks, installed under the ignored folder .tools/ (cached). Sourced, not run.
+# Each ensure_* prints nothing on success; the paths are TASKGATE_TOOLS_DIR/bin/helm and TASKGATE_TOOLS_DIR/venv.
+
+HELM_VERSION=v3.22.0
+KUBERNETES_VALIDATE_VERSION=1.35.0
+PROMETHEUS_OPERATOR_VERSION=v0.85.0
+KEDA_VERSION=v2.18.1
+GATEWAY_API_VERSION=v1.3.0
+TASKGATE_TOOLS_DIR="${TASKGATE_TOOLS_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/.tools}"
+
+# helm, compiled from the Go module proxy (a few minutes once, then cached).
+ensure_helm() {
+  local bin="$TASKGATE_TOOLS_DIR/bin/helm"
+  if [ -x "$bin" ] && [ -f "$bin.$HELM_VERSION" ]; then return 0; fi
+  command -v go >/dev/null 2>&1 || { echo "go is needed to install helm $HELM_VERSION" >&2; return 1; }
+  echo "installing helm $HELM_VERSION into $TASKGATE_TOOLS_DIR/bin" >&2
+  mkdir -p "$TASKGATE_TOOLS_DIR/bin"
+  GOBIN="$TASKGATE_TOOLS_DIR/bin" GOFLAGS=-mod=mod go install "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" >&2
+  touch "$bin.$HELM_VERSION"
+}
+
+# kubernetes-validate (PyPI) in a private virtual environment: Kubernetes JSON schemas, offline.
+ensure_kubernetes_validate() {
+  local venv="$TASKGATE_TOOLS_DIR/venv"
+  if [ -f "$venv/.kubernetes-validate-$KUBERNETES_VALIDATE_VERSION" ]; then return 0; fi
+  echo "installing kubernetes-validate $KUBERNETES_VALIDATE_VERSION into $venv" >&2
+  python3 -m venv "$venv" >&2
+  "$venv/bin/pip" install --quiet "kubernetes-validate==$KUBERNETES_VALIDATE_VERSION" >&2
+  touch "$venv/.kubernetes-validate-$KUBERNETES_VALIDATE_VERSION"
+}
+
+# The CRDs of prometheus-operator, KEDA and the Gateway API, from their Go modules (cached by go mod download):
+# one `go mod download -json` object per module (its "Dir" holds the CRD YAML).
+crd_modules_json() {
+  local module
+  for module in "github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR_VERSION" \
+    "github.com/kedacore/keda/v2@$KEDA_VERSION" "sigs.k8s.io/gateway-api@$GATEWAY_API_VERSION"; do
+    (cd "${TMPDIR:-/tmp}" && GOFLAGS=-mod=mod go mod download -json "$module")
+  done
+}
