@@ -23,6 +23,14 @@ export const SECRET_SETTINGS: Readonly<Record<string, string>> = {
   TASKGATE_TOKENS: 'secrets.tokens',
 };
 
+/**
+ * Settings the chart sets itself from a value that is not the setting's text: the bridge's config file, mounted
+ * from a ConfigMap made of `bridge.config` (or the Secret `bridge.configSecret`).
+ */
+export const FILE_SETTINGS: Readonly<Record<string, string>> = {
+  TASKGATE_BRIDGE_CONFIG: 'bridge.config',
+};
+
 /** The values key of a setting: its variable in camelCase without the TASKGATE_ prefix (PORT -> port). */
 export function settingKey(env: string): string {
   return env
@@ -33,7 +41,11 @@ export function settingKey(env: string): string {
 
 /** The values path that sets a setting. */
 export function settingPath(setting: Setting): string {
-  return SECRET_SETTINGS[setting.env] ?? `${SETTINGS_MAPS[setting.scope]}.${settingKey(setting.env)}`;
+  return (
+    SECRET_SETTINGS[setting.env] ??
+    FILE_SETTINGS[setting.env] ??
+    `${SETTINGS_MAPS[setting.scope]}.${settingKey(setting.env)}`
+  );
 }
 
 /** Kubernetes objects passed through as they are (checked by the Kubernetes schemas after rendering). */
@@ -151,6 +163,7 @@ function settingSchema(setting: Setting): Schema {
 function schemaOf(path: readonly string[], value: Json): Schema {
   const dotted = path.join('.');
   const setting = settingByPath.get(dotted);
+  if (setting !== undefined && Object.values(FILE_SETTINGS).includes(dotted)) return { type: 'object' };
   if (setting !== undefined && !(dotted in SECRET_SETTINGS)) return settingSchema(setting);
   const override = OVERRIDES[dotted];
   if (override) return override;

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { SETTINGS } from '@taskgate/cli';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { SECRET_SETTINGS, settingPath } from '../../scripts/lib/chart-values.js';
+import { FILE_SETTINGS, SECRET_SETTINGS, settingPath } from '../../scripts/lib/chart-values.js';
 import { chartDir, renderChart, repoRoot, runHelm } from './support/render.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: rendered Kubernetes objects have no single static type.
@@ -15,7 +15,7 @@ const VALUES_FILES = readdirSync(`${chartDir}/ci`)
 /** Objects each ci values file renders (`helm template`, test hook included). */
 const EXPECTED_COUNTS: Record<string, number> = {
   'ci/external-secret-values.yaml': 9,
-  'ci/full-values.yaml': 24,
+  'ci/full-values.yaml': 26,
   'ci/keda-values.yaml': 12,
   'ci/minimal-values.yaml': 10,
 };
@@ -99,6 +99,7 @@ describe('helm/taskgate: settings', () => {
     const objects = await renderChart({ valuesFiles: ['ci/full-values.yaml'] });
     const deployments = byKind(objects, 'Deployment');
     expect(deployments.map((deployment) => deployment.metadata.name).sort()).toEqual([
+      'taskgate-bridge',
       'taskgate-gateway',
       'taskgate-worker',
     ]);
@@ -109,9 +110,14 @@ describe('helm/taskgate: settings', () => {
     // The full values set every setting their scope reads, except the file-or-inline alternatives of auth.
     const gateway = containerEnv(objects, one(objects, 'Deployment', 'taskgate-gateway'));
     const worker = containerEnv(objects, one(objects, 'Deployment', 'taskgate-worker'));
+    const bridge = containerEnv(objects, one(objects, 'Deployment', 'taskgate-bridge'));
     const jwtOnly = (env: string): boolean => /JWT|JWKS|AUTHORIZATION_SERVERS|RESOURCE_URL|TOKENS_FILE/.test(env);
     for (const setting of SETTINGS) {
       if (jwtOnly(setting.env)) continue;
+      if (setting.env in FILE_SETTINGS) {
+        expect(bridge.has(setting.env), setting.env).toBe(true);
+        continue;
+      }
       if (setting.scope !== 'worker') expect(gateway.has(setting.env), setting.env).toBe(true);
       if (setting.scope !== 'gateway') expect(worker.has(setting.env), setting.env).toBe(true);
     }
@@ -128,14 +134,45 @@ describe('helm/taskgate: settings', () => {
       }
       return `sample-${setting.env.toLowerCase()}-0123456789`;
     };
-    const set = Object.fromEntries(SETTINGS.map((setting) => [settingPath(setting), sample(setting)]));
+    const byText = SETTINGS.filter((setting) => !(setting.env in FILE_SETTINGS));
+    const set = Object.fromEntries(byText.map((setting) => [settingPath(setting), sample(setting)]));
     const objects = await renderChart({ valuesFiles: MINIMAL, set });
     const gateway = containerEnv(objects, one(objects, 'Deployment', 'taskgate-gateway'));
     const worker = containerEnv(objects, one(objects, 'Deployment', 'taskgate-worker'));
-    for (const setting of SETTINGS) {
+    for (const setting of byText) {
       if (setting.scope !== 'worker') expect(gateway.get(setting.env), setting.env).toBe(sample(setting));
       if (setting.scope !== 'gateway') expect(worker.get(setting.env), setting.env).toBe(sample(setting));
     }
+  });
+
+  it('runs the bridge from bridge.config (a mounted ConfigMap) or bridge.configSecret, and refuses it without either', async () => {
+    const config = { connections: { legacy: { url: 'redis://legacy:6379/1' } } };
+    const objects = await renderChart({
+      valuesFiles: MINIMAL,
+      set: { 'bridge.enabled': 'true', 'bridge.config.connections.legacy.url': config.connections.legacy.url },
+    });
+    const deployment = one(objects, 'Deployment', 'taskgate-bridge');
+    const [container] = deployment.spec.template.spec.containers;
+    expect(container.args).toEqual(['bridge']);
+    const file = containerEnv(objects, deployment).get('TASKGATE_BRIDGE_CONFIG');
+    const mount = container.volumeMounts.find((entry: K8sObject) => file?.startsWith(`${entry.mountPath}/`));
+    expect(mount?.name).toBe('bridge-config');
+    const volume = deployment.spec.template.spec.volumes.find((entry: K8sObject) => entry.name === 'bridge-config');
+    const mounted = one(objects, 'ConfigMap', volume.configMap.name).data[file?.split('/').at(-1) ?? ''];
+    expect(parse(mounted)).toEqual({ connections: config.connections });
+
+    const fromSecret = await renderChart({
+      valuesFiles: MINIMAL,
+      set: { 'bridge.enabled': 'true', 'bridge.configSecret': 'my-bridge' },
+    });
+    const secretVolume = one(fromSecret, 'Deployment', 'taskgate-bridge').spec.template.spec.volumes.find(
+      (entry: K8sObject) => entry.name === 'bridge-config',
+    );
+    expect(secretVolume.secret.secretName).toBe('my-bridge');
+    expect(byKind(fromSecret, 'ConfigMap').map((map) => map.metadata.name)).not.toContain('taskgate-bridge');
+    await expect(renderChart({ valuesFiles: MINIMAL, set: { 'bridge.enabled': 'true' } })).rejects.toThrow(
+      /bridge.enabled needs the bridge config/,
+    );
   });
 
   it('keeps secrets out of ConfigMaps; an existingSecret replaces the chart-made Secret', async () => {
@@ -201,7 +238,7 @@ describe('helm/taskgate: pods', () => {
     const pods = objects.flatMap((object) =>
       object.kind === 'Pod' ? [object.spec] : object.spec?.template?.spec ? [object.spec.template.spec] : [],
     );
-    expect(pods.length).toBe(4); // gateway, worker, the try-out Redis, the helm test pod
+    expect(pods.length).toBe(5); // gateway, worker, bridge, the try-out Redis, the helm test pod
     for (const pod of pods) {
       expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
       expect(Number.isInteger(pod.securityContext.runAsUser)).toBe(true);
