@@ -1,4 +1,13 @@
 export { type ForkedProcess, forkNode, SOURCE_EXEC_ARGV } from './fork-node.js';
+export {
+  assertHaproxyAvailable,
+  type Haproxy,
+  type HaproxyBackend,
+  type HaproxyServerState,
+  haproxyConfig,
+  type StartHaproxyOptions,
+  startHaproxy,
+} from './haproxy.js';
 export { uniquePrefix } from './prefix.js';
 export { parsePrometheus, type Sample, type Scrape, scrape } from './prometheus.js';
 export {
