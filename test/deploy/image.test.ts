@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readlink, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, readlink, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +20,27 @@ let tree: string;
 let redis: RedisServer;
 const started: ChildProcess[] = [];
 
+/** The Dockerfile's instructions, continuation lines joined, comments dropped. */
+async function dockerfile(): Promise<string[]> {
+  const text = await readFile(join(root, 'deploy/docker/Dockerfile'), 'utf8');
+  return text
+    .replace(/\\\n\s*/g, ' ')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
+}
+
+/** The runtime stage's ENV (the last stage), as the processes here get it; PATH and HOME point into the test's tree. */
+async function imageEnv(): Promise<Record<string, string>> {
+  const lines = await dockerfile();
+  const stage = lines.slice(lines.findLastIndex((line) => line.startsWith('FROM ')));
+  const env: Record<string, string> = {};
+  for (const line of stage.filter((one) => one.startsWith('ENV '))) {
+    for (const [, name = '', value = ''] of line.slice(4).matchAll(/([A-Za-z_]+)=(\S+)/g)) env[name] = value;
+  }
+  return { ...env, PATH: `${join(tree, 'bin')}:${process.env.PATH ?? ''}`, HOME: work };
+}
+
 interface Proc {
   readonly child: ChildProcess;
   readonly exited: Promise<number | string>;
@@ -27,10 +48,10 @@ interface Proc {
 }
 
 /** `taskgate <args>` from the runtime tree: its bin/taskgate, plain node, a clean environment, cwd outside the workspace. */
-function taskgate(args: readonly string[], env: Record<string, string>): Proc {
+async function taskgate(args: readonly string[], env: Record<string, string>): Promise<Proc> {
   const child = spawn(process.execPath, [join(tree, 'bin/taskgate'), ...args], {
     cwd: work,
-    env: { PATH: process.env.PATH ?? '', HOME: work, NODE_ENV: 'production', ...env },
+    env: { ...(await imageEnv()), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   started.push(child);
@@ -89,6 +110,20 @@ afterAll(async () => {
 }, 60_000);
 
 describe('the image runtime tree', () => {
+  it('is what the Dockerfile builds and runs', async () => {
+    const lines = await dockerfile();
+    expect(lines).toContain(
+      'RUN --mount=type=cache,target=/root/.npm sh deploy/docker/build-runtime.sh /src /opt/taskgate',
+    );
+    expect(lines).toContain('COPY --from=build /opt/taskgate /opt/taskgate');
+    expect(lines.at(-2)).toBe('ENTRYPOINT ["taskgate"]');
+    expect(lines.at(-1)).toBe('CMD ["gateway"]');
+    expect(lines).toContain('USER 10001:10001');
+    const env = await imageEnv();
+    expect(env.NODE_ENV).toBe('production');
+    expect(env.HOST).toBe('0.0.0.0');
+  });
+
   it('holds the runtime workspaces and production dependencies only, with taskgate on its bin', async () => {
     expect(await readlink(join(tree, 'bin/taskgate'))).toBe('../packages/cli/bin/taskgate.js');
     const { stdout } = await run('ls', [join(tree, 'packages'), join(tree, 'node_modules/@taskgate')]);
@@ -112,9 +147,9 @@ describe('the image runtime tree', () => {
       HOST: '127.0.0.1',
       PORT: String(port),
     };
-    const gateway = taskgate(['gateway'], env);
+    const gateway = await taskgate(['gateway'], env);
     const metricsPort = await freePort();
-    const worker = taskgate(['worker', '--tools', '@taskgate/examples'], {
+    const worker = await taskgate(['worker', '--tools', '@taskgate/examples'], {
       ...env,
       TASKGATE_METRICS_HOST: '127.0.0.1',
       TASKGATE_METRICS_PORT: String(metricsPort),
@@ -139,7 +174,7 @@ describe('the image runtime tree', () => {
 
   it('fails to start when a runtime dependency is missing', async () => {
     await rm(join(tree, 'node_modules/express'), { recursive: true, force: true });
-    const gateway = taskgate(['gateway'], {
+    const gateway = await taskgate(['gateway'], {
       REDIS_URL: redis.url,
       TASKGATE_CURSOR_SECRET: 'image-cursor-secret-0123456789',
       HOST: '127.0.0.1',
