@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readFile, readlink, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,10 +47,10 @@ interface Proc {
   output(): string;
 }
 
-/** `taskgate <args>` from the runtime tree: its bin/taskgate, plain node, a clean environment, cwd outside the workspace. */
+/** `taskgate <args>` from the runtime tree: its bin/taskgate, plain node, the image's environment, cwd its WORKDIR. */
 async function taskgate(args: readonly string[], env: Record<string, string>): Promise<Proc> {
   const child = spawn(process.execPath, [join(tree, 'bin/taskgate'), ...args], {
-    cwd: work,
+    cwd: tree, // the image's WORKDIR
     env: { ...(await imageEnv()), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -147,6 +147,8 @@ describe('the image runtime tree', () => {
       HOST: '127.0.0.1',
       PORT: String(port),
     };
+    const marker = join(work, 'started');
+    await writeFile(marker, '');
     const gateway = await taskgate(['gateway'], env);
     const metricsPort = await freePort();
     const worker = await taskgate(['worker', '--tools', '@taskgate/examples'], {
@@ -170,6 +172,9 @@ describe('the image runtime tree', () => {
     worker.child.kill('SIGTERM');
     expect(await gateway.exited).toBe(0);
     expect(await worker.exited).toBe(0);
+    // Nothing was written in the tree (the image's root filesystem may be read-only).
+    const { stdout: written } = await run('find', [tree, '-newer', marker]);
+    expect(written).toBe('');
   }, 120_000);
 
   it('fails to start when a runtime dependency is missing', async () => {
