@@ -18,3 +18,15 @@ ensure_node_modules() {
   if [ -f "$stamp" ] && [ "$stamp" -nt package-lock.json ] && [ -z "${CI:-}" ]; then return 0; fi
   npm ci --no-audit --no-fund
 }
+
+# haproxy: the test harness's load balancer (test/harness/src/haproxy.ts) for deployment and chaos runs.
+ensure_haproxy() {
+  if command -v "${HAPROXY_BIN:-haproxy}" >/dev/null 2>&1; then return 0; fi
+  echo "haproxy not found: installing it with apt-get" >&2
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq haproxy >/dev/null
+  # The Debian package may start a system-wide instance; the project never uses it.
+  command -v haproxy >/dev/null 2>&1 || { echo "could not install haproxy" >&2; return 1; }
+}

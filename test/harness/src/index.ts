@@ -1,5 +1,14 @@
 export { type ForkedProcess, forkNode, SOURCE_EXEC_ARGV } from './fork-node.js';
 export {
+  assertHaproxyAvailable,
+  type Haproxy,
+  type HaproxyBackend,
+  type HaproxyServerState,
+  haproxyConfig,
+  type StartHaproxyOptions,
+  startHaproxy,
+} from './haproxy.js';
+export {
   connectClient,
   postHeaders,
   type RawResponse,
