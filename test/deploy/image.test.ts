@@ -128,8 +128,8 @@ describe('the image runtime tree', () => {
     expect(await readlink(join(tree, 'bin/taskgate'))).toBe('../packages/cli/bin/taskgate.js');
     const { stdout } = await run('ls', [join(tree, 'packages'), join(tree, 'node_modules/@taskgate')]);
     expect(stdout.split('\n').filter((line) => line !== '' && !line.endsWith(':'))).toEqual([
-      ...['cli', 'core', 'examples', 'gateway', 'protocol', 'worker'],
-      ...['cli', 'core', 'examples', 'gateway', 'protocol', 'worker'],
+      ...['bridge', 'cli', 'core', 'examples', 'gateway', 'protocol', 'worker'],
+      ...['bridge', 'cli', 'core', 'examples', 'gateway', 'protocol', 'worker'],
     ]);
     // Development tools stay out (tsx, vitest, typescript, turbo, biome).
     const { stdout: listed } = await run('ls', [join(tree, 'node_modules')]);
@@ -138,7 +138,7 @@ describe('the image runtime tree', () => {
     }
   });
 
-  it('runs a gateway and a worker that answer a tool call through the SDK client, and drain on SIGTERM', async () => {
+  it('runs a gateway, a worker and a bridge: a tool call through the SDK client, the bridged tool listed, all drain on SIGTERM', async () => {
     const port = await freePort();
     const env = {
       REDIS_URL: redis.url,
@@ -161,17 +161,46 @@ describe('the image runtime tree', () => {
     const metrics = `http://127.0.0.1:${metricsPort}`;
     await waitFor(worker, async () => (await fetch(`${metrics}/readyz`)).status === 200, 'worker');
 
+    // The same image runs the bridge: it offers an existing queue's jobs as a tool.
+    const bridgeConfig = join(work, 'bridge.yaml');
+    await writeFile(
+      bridgeConfig,
+      [
+        'connections:',
+        `  legacy: { url: "${redis.url}/1" }`,
+        'tools:',
+        '  - name: render_report',
+        '    description: Renders a report.',
+        '    inputSchema: { type: object, properties: { n: { type: integer } }, required: [n] }',
+        '    queue: { name: reports, prefix: bull, connection: legacy }',
+        '    job: { name: render }',
+        '',
+      ].join('\n'),
+    );
+    const bridgeMetricsPort = await freePort();
+    const bridge = await taskgate(['bridge', '--config', bridgeConfig], {
+      ...env,
+      TASKGATE_METRICS_HOST: '127.0.0.1',
+      TASKGATE_METRICS_PORT: String(bridgeMetricsPort),
+    });
+    const bridgeOps = `http://127.0.0.1:${bridgeMetricsPort}`;
+    await waitFor(bridge, async () => (await fetch(`${bridgeOps}/readyz`)).status === 200, 'bridge');
+
     const client = new Client({ name: 'image-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${origin}/mcp`)));
     const result = await client.callTool({ name: 'echo', arguments: { text: 'from the image tree' } });
     expect(result.isError ?? false).toBe(false);
     expect(result.content).toEqual([{ type: 'text', text: 'from the image tree' }]);
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toContain('render_report');
     await client.close();
 
     gateway.child.kill('SIGTERM');
     worker.child.kill('SIGTERM');
+    bridge.child.kill('SIGTERM');
     expect(await gateway.exited).toBe(0);
     expect(await worker.exited).toBe(0);
+    expect(await bridge.exited).toBe(0);
     // Nothing was written in the tree (the image's root filesystem may be read-only).
     const { stdout: written } = await run('find', [tree, '-newer', marker]);
     expect(written).toBe('');
