@@ -18,3 +18,14 @@ ensure_node_modules() {
   if [ -f "$stamp" ] && [ "$stamp" -nt package-lock.json ] && [ -z "${CI:-}" ]; then return 0; fi
   npm ci --no-audit --no-fund
 }
+
+# haproxy: the load balancer in front of the chart's pods run as processes (test/deploy/chart-processes.test.ts).
+ensure_haproxy() {
+  if command -v haproxy >/dev/null 2>&1; then return 0; fi
+  echo "haproxy not found: installing it with apt-get" >&2
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq haproxy >/dev/null
+  command -v haproxy >/dev/null 2>&1 || { echo "could not install haproxy" >&2; return 1; }
+}
