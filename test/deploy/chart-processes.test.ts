@@ -160,6 +160,11 @@ describe('the chart as processes: 2 gateways and 2 workers behind HAProxy', () =
     });
     const code = await new Promise<number | null>((resolve) => child.once('exit', (exit) => resolve(exit)));
     expect(code, output).toBe(0);
-    console.log(output.split('\n').slice(-15).join('\n'));
+    console.log(
+      output
+        .split('\n')
+        .filter((line) => /^(✓|✗|Total)/.test(line))
+        .join('\n'),
+    );
   }, 600_000);
 });
