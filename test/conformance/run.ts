@@ -7,6 +7,8 @@
  *
  *   node --conditions=taskgate-source --import tsx test/conformance/run.ts [--scenario <name>] [--verbose]
  *
+ * With `--url <mcp endpoint>` it starts nothing and runs the suite against that endpoint.
+ *
  * The suite needs Node 22: it runs on the `node` npm package of this folder, installed with `npm ci` here
  * when missing (this folder is its own npm project, not a workspace).
  */
@@ -24,7 +26,7 @@ const suite = `${here}node_modules/@modelcontextprotocol/conformance/dist/index.
 const node22 = `${here}node_modules/.bin/node`;
 
 const { values } = parseArgs({
-  options: { scenario: { type: 'string' }, verbose: { type: 'boolean', default: false } },
+  options: { scenario: { type: 'string' }, url: { type: 'string' }, verbose: { type: 'boolean', default: false } },
 });
 
 /** `npm ci` in this folder unless its node_modules match its lockfile (as `npm ci` left them). */
@@ -50,6 +52,8 @@ function runSuite(url: string): Promise<number> {
 }
 
 ensureSuiteInstalled();
+// `--url`: the suite against a deployment someone else started (test/deploy/chart-processes.test.ts).
+if (values.url !== undefined) process.exit(await runSuite(values.url));
 const redis = await startRedis();
 const processes: ForkedProcess[] = [];
 let proxy: Awaited<ReturnType<typeof startRoundRobinProxy>> | undefined;
