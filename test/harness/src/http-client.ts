@@ -17,9 +17,14 @@ export async function connectClient(
   return { client, transport };
 }
 const clients: Client[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close().catch(() => {})));
-});
+try {
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.close().catch(() => {})));
+  });
+} catch {
+  // Imported outside a test file (a script such as test/conformance/run.ts): there is no suite to hook, and
+  // such a caller closes its own clients.
+}
 
 /** What a raw HTTP exchange returned. */
 export interface RawResponse {
