@@ -1,10 +1,14 @@
-import { rawCall, rawInitialize, startRedisSentinels, uniquePrefix } from '@taskgate/test-harness';
+import { type RawResponse, rawCall, rawInitialize, startRedisSentinels, uniquePrefix } from '@taskgate/test-harness';
 import { TEST_TOOLS } from '@taskgate/test-harness/tools';
 import { createWorker } from '@taskgate/worker';
 import { describe, expect, it } from 'vitest';
 import { forkGateway } from '../gateway/fixtures/processes.js';
 
 const SECRET = 'sentinel-cursor-secret-0123456789';
+
+/** The JSON-RPC messages of an answer, an SSE stream or one JSON body. */
+const messages = (response: RawResponse): unknown[] =>
+  response.events().length > 0 ? response.events() : [response.json()];
 
 describe('Redis Sentinel (one master, one replica, three sentinels)', () => {
   it('a gateway process and a worker reach the master through the sentinels, also after SENTINEL FAILOVER', async () => {
@@ -46,6 +50,15 @@ describe('Redis Sentinel (one master, one replica, three sentinels)', () => {
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
       expect(after).toEqual([{ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'after' }] } }]);
+      // A task created on the new master runs to completion.
+      const sessionId = await rawInitialize(url);
+      const created = messages(
+        await rawCall(url, sessionId, 'tools/call', { name: 'sleep', arguments: { ms: 200 }, task: {} }),
+      ) as { result: { task: { taskId: string; status: string } } }[];
+      const taskId = created[0]?.result.task.taskId as string;
+      expect(created, JSON.stringify(created)).toMatchObject([{ result: { task: { status: 'working' } } }]);
+      const result = messages(await rawCall(url, sessionId, 'tasks/result', { taskId }));
+      expect(result).toMatchObject([{ jsonrpc: '2.0', result: { content: [{ type: 'text', text: 'slept 200 ms' }] } }]);
     } finally {
       await proc.stop('SIGKILL');
       await worker.close({ deadlineMs: 500 });
