@@ -19,6 +19,7 @@ export const SETTINGS_MAPS = { both: 'settings', gateway: 'gateway.settings', wo
 /** Settings the chart keeps in its Secret, and where their values live. */
 export const SECRET_SETTINGS: Readonly<Record<string, string>> = {
   REDIS_URL: 'redis.url',
+  TASKGATE_REDIS_PASSWORD: 'redis.password',
   TASKGATE_CURSOR_SECRET: 'secrets.cursorSecret',
   TASKGATE_TOKENS: 'secrets.tokens',
 };

@@ -107,13 +107,15 @@ describe('helm/taskgate: settings', () => {
       const names = [...containerEnv(objects, deployment).keys()];
       expect(names.filter((name) => !KNOWN_ENV.has(name))).toEqual([]);
     }
-    // The full values set every setting their scope reads, except the file-or-inline alternatives of auth.
+    // The full values set every setting their scope reads, except the file-or-inline alternatives of auth and
+    // what needs an external Redis set-up the chart's own Redis is not (Sentinel, Cluster, ACL user, a CA file).
     const gateway = containerEnv(objects, one(objects, 'Deployment', 'taskgate-gateway'));
     const worker = containerEnv(objects, one(objects, 'Deployment', 'taskgate-worker'));
     const bridge = containerEnv(objects, one(objects, 'Deployment', 'taskgate-bridge'));
     const jwtOnly = (env: string): boolean => /JWT|JWKS|AUTHORIZATION_SERVERS|RESOURCE_URL|TOKENS_FILE/.test(env);
+    const externalRedisOnly = (env: string): boolean => /^TASKGATE_REDIS_(SENTINEL|CLUSTER|USERNAME|TLS_CA)/.test(env);
     for (const setting of SETTINGS) {
-      if (jwtOnly(setting.env)) continue;
+      if (jwtOnly(setting.env) || externalRedisOnly(setting.env)) continue;
       if (setting.env in FILE_SETTINGS) {
         expect(bridge.has(setting.env), setting.env).toBe(true);
         continue;
@@ -186,6 +188,7 @@ describe('helm/taskgate: settings', () => {
     expect(byKind(external, 'Secret')).toEqual([]);
     const env = one(external, 'Deployment', 'taskgate-gateway').spec.template.spec.containers[0].env;
     expect(env.map((entry: K8sObject) => entry.valueFrom.secretKeyRef.name)).toEqual([
+      'taskgate-credentials',
       'taskgate-credentials',
       'taskgate-credentials',
       'taskgate-credentials',

@@ -126,13 +126,19 @@ seccompProfile:
   type: RuntimeDefault
 {{- end }}
 
-{{/* Environment from the Secret (every container of gateways and workers reads REDIS_URL). */}}
+{{/* Environment from the Secret (every container of gateways and workers reads REDIS_URL and the optional password). */}}
 {{- define "taskgate.redisEnv" -}}
 - name: REDIS_URL
   valueFrom:
     secretKeyRef:
       name: {{ include "taskgate.secretName" . }}
       key: REDIS_URL
+- name: TASKGATE_REDIS_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "taskgate.secretName" . }}
+      key: TASKGATE_REDIS_PASSWORD
+      optional: true
 {{- end }}
 
 {{/* Rolls the pods when their configuration changes. */}}

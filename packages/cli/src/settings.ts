@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { int, list, rateLimit, type Setting } from './setting-schemas.js';
 import { AUTH_SETTINGS } from './settings-auth.js';
+import { REDIS_SETTINGS } from './settings-redis.js';
 import { WORKER_SETTINGS } from './settings-worker.js';
 
 /**
@@ -16,6 +17,7 @@ export const SETTINGS = [
     default: 'redis://127.0.0.1:6379',
     description: 'Redis server that holds tasks, sessions, queues and event logs.',
   },
+  ...REDIS_SETTINGS,
   {
     env: 'TASKGATE_KEY_PREFIX',
     flag: '--key-prefix',

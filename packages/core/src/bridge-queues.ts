@@ -1,5 +1,6 @@
 import { type JobsOptions, Queue, QueueEvents } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { createRedisConnection } from './connection.js';
 import { closeRedis } from './redis-close.js';
 
 /** Where an existing BullMQ queue lives: its Redis, key prefix and name. */
@@ -49,12 +50,10 @@ export class ExistingQueue {
 
   constructor(address: ExistingQueueAddress, onError: (error: Error) => void) {
     this.address = address;
-    this.#connection = new Redis(address.url, { maxRetriesPerRequest: null });
-    this.#connection.on('error', onError);
+    this.#connection = createRedisConnection(address.url, 'bullmq-worker', onError);
     this.#queue = new Queue(address.name, { connection: this.#connection, prefix: address.prefix });
     this.#queue.on('error', onError);
-    this.#eventsConnection = new Redis(address.url, { maxRetriesPerRequest: null });
-    this.#eventsConnection.on('error', onError);
+    this.#eventsConnection = createRedisConnection(address.url, 'bullmq-worker', onError);
     this.#events = new QueueEvents(address.name, { connection: this.#eventsConnection, prefix: address.prefix });
     this.#events.on('error', onError);
     const dispatch = (jobId: string, event: ExistingJobEvent): void => {

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
 
 /**
  * What a connection is for. `command`: the process's commands connection (stores, scripts, BullMQ queues of
@@ -6,6 +6,28 @@ import { Redis } from 'ioredis';
  * a worker's connection, shared with BullMQ workers, which require `maxRetriesPerRequest: null`.
  */
 export type RedisRole = 'command' | 'subscriber' | 'bullmq-worker';
+
+/** One `host:port` of a cluster node or a sentinel. */
+export interface RedisNode {
+  readonly host: string;
+  readonly port: number;
+}
+
+/**
+ * Where and how every connection of a process reaches Redis: one URL (a single server; `rediss://` for TLS),
+ * or Sentinel (`sentinels` with `sentinelName`), or Cluster (`clusterNodes`). Credentials and the TLS CA apply
+ * to all of them. Built once from the settings and passed to `createRedisConnection`.
+ */
+export interface RedisConnectionOptions {
+  readonly url: string;
+  readonly clusterNodes?: readonly RedisNode[];
+  readonly sentinels?: readonly RedisNode[];
+  readonly sentinelName?: string;
+  readonly username?: string;
+  readonly password?: string;
+  /** PEM text of the CA that signs the servers' certificates (read from a file at start-up). */
+  readonly tlsCa?: string;
+}
 
 // No auto-pipelining on any role: ioredis builds a Pipeline per tick that copies every script command BullMQ
 // and taskgate define on the connection, which cost more CPU in a profile than the socket writes it saves.
@@ -15,15 +37,69 @@ const ROLE_OPTIONS = {
   'bullmq-worker': { maxRetriesPerRequest: null, enableAutoPipelining: false },
 } as const;
 
+/** Server options shared by every topology: credentials, TLS (a `rediss://` URL or a CA). */
+function serverOptions(options: RedisConnectionOptions): RedisOptions {
+  const tls = options.url.startsWith('rediss://') || options.tlsCa !== undefined;
+  return {
+    ...(options.username !== undefined && { username: options.username }),
+    ...(options.password !== undefined && { password: options.password }),
+    ...(tls && { tls: options.tlsCa === undefined ? {} : { ca: options.tlsCa } }),
+  };
+}
+
+function open(options: RedisConnectionOptions, role: RedisRole): Redis {
+  const roleOptions = ROLE_OPTIONS[role];
+  const server = serverOptions(options);
+  if (options.clusterNodes !== undefined && options.clusterNodes.length > 0) {
+    const cluster = new Cluster(
+      options.clusterNodes.map((node) => ({ ...node })),
+      {
+        enableReadyCheck: true,
+        scaleReads: 'master',
+        enableAutoPipelining: false,
+        redisOptions: { ...server, ...roleOptions },
+        ...(server.tls !== undefined && { dnsLookup: (address, callback) => callback(null, address) }),
+      },
+    );
+    // Cluster speaks the same command surface taskgate uses; cross-slot scripts fail until the keys are hash-tagged.
+    return cluster as unknown as Redis;
+  }
+  if (options.sentinels !== undefined && options.sentinels.length > 0) {
+    return new Redis({
+      ...server,
+      ...roleOptions,
+      sentinels: options.sentinels.map((node) => ({ ...node })),
+      name: options.sentinelName ?? 'mymaster',
+      ...(options.username !== undefined && { sentinelUsername: options.username }),
+      ...(options.password !== undefined && { sentinelPassword: options.password }),
+      ...(server.tls !== undefined && { enableTLSForSentinelMode: true, sentinelTLS: server.tls }),
+    });
+  }
+  return new Redis(options.url, { ...server, ...roleOptions });
+}
+
 /**
- * Opens a Redis connection for one role: from a URL, or as a duplicate of an existing connection (same server
- * and options, with the role's own). The one place where taskgate creates connections (a later Cluster,
- * Sentinel or TLS set-up goes here). `onError` hears the connection's errors (else they are unhandled).
+ * Opens a Redis connection for one role: from connection options (or a bare URL), or as a duplicate of an
+ * existing connection (same server and options, with the role's own). The one place where taskgate creates
+ * connections. `onError` hears the connection's errors (else they are unhandled).
  */
-export function createRedisConnection(from: string | Redis, role: RedisRole, onError?: (error: Error) => void): Redis {
-  const options = ROLE_OPTIONS[role];
-  const redis = typeof from === 'string' ? new Redis(from, options) : from.duplicate(options);
+export function createRedisConnection(
+  from: string | RedisConnectionOptions | Redis,
+  role: RedisRole,
+  onError?: (error: Error) => void,
+): Redis {
+  const redis =
+    typeof from === 'string'
+      ? open({ url: from }, role)
+      : from instanceof Redis || from instanceof Cluster
+        ? (from as Redis).duplicate(ROLE_OPTIONS[role])
+        : open(from, role);
   // Connection errors are retried by ioredis; `onError` only reports them.
   if (onError !== undefined) redis.on('error', onError);
   return redis;
+}
+
+/** Is this a connection (rather than options to open one)? */
+export function isRedisConnection(value: unknown): value is Redis {
+  return value instanceof Redis || value instanceof Cluster;
 }

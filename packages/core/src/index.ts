@@ -5,7 +5,13 @@ export {
   type ExistingQueueAddress,
 } from './bridge-queues.js';
 export { Catalog, type CatalogOptions } from './catalog.js';
-export { createRedisConnection, type RedisRole } from './connection.js';
+export {
+  createRedisConnection,
+  isRedisConnection,
+  type RedisConnectionOptions,
+  type RedisNode,
+  type RedisRole,
+} from './connection.js';
 export { DirectCalls, type DirectCallsOptions } from './direct-calls.js';
 export {
   cannotCancelTerminal,
@@ -72,6 +78,15 @@ export {
 export { RateLimiter, type RateLimiterOptions, type RateLimitVerdict } from './rate-limiter.js';
 export { isReadJob, type ReadJobData, type ReadRequest } from './read-jobs.js';
 export { closeRedis } from './redis-close.js';
+export {
+  checkRedisRequirements,
+  type RedisProblem,
+  RedisRequirementError,
+  type RedisServerFacts,
+  readRedisFacts,
+  redisProblems,
+  requirementsMetrics,
+} from './redis-requirements.js';
 export {
   assertRedisServerAvailable,
   freePort,

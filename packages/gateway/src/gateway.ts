@@ -9,6 +9,7 @@ import {
   ensureScriptsLoaded,
   errorMessage,
   InputRequests,
+  isRedisConnection,
   Keys,
   ListCursorCodec,
   OfferingCatalog,
@@ -77,14 +78,13 @@ async function within(ms: number, work: Promise<unknown>): Promise<boolean> {
 /** Creates a stateless gateway pod: everything it knows about sessions and tasks lives in Redis. */
 export function createGateway(input: GatewayOptions): Gateway {
   const options = resolveGatewayOptions(input);
-  const ownsRedis = typeof input.redis === 'string';
+  const ownsRedis = !isRedisConnection(input.redis);
   // Connection errors are retried by ioredis; requests that need Redis fail with -32603 meanwhile.
-  const redis =
-    typeof input.redis === 'string'
-      ? createRedisConnection(input.redis, 'command', (error) =>
-          options.logger.warn({ err: error.message }, 'redis connection error'),
-        )
-      : input.redis;
+  const redis = isRedisConnection(input.redis)
+    ? input.redis
+    : createRedisConnection(input.redis, 'command', (error) =>
+        options.logger.warn({ err: error.message }, 'redis connection error'),
+      );
   const registry = input.metrics ?? new Registry();
   const keys = new Keys(options.keyPrefix);
   const tasks = new TaskStore({

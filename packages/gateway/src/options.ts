@@ -1,4 +1,4 @@
-import { type Logger, noopLogger, TaskgateError, type TaskLimits } from '@taskgate/core';
+import { type Logger, noopLogger, type RedisConnectionOptions, TaskgateError, type TaskLimits } from '@taskgate/core';
 import type { Implementation } from '@taskgate/protocol';
 import type { Redis } from 'ioredis';
 import type { JSONWebKeySet } from 'jose';
@@ -55,8 +55,8 @@ export interface RateLimit {
 
 /** Everything `createGateway` accepts. Only `redis` and `cursorSecret` are required. */
 export interface GatewayOptions {
-  /** A connection the caller owns (the gateway duplicates it where it needs more), or a URL it opens itself. */
-  readonly redis: Redis | string;
+  /** A connection the caller owns (the gateway duplicates it where it needs more), or connection options (a URL) it opens itself. */
+  readonly redis: Redis | RedisConnectionOptions | string;
   /** Prefix of every Redis key; every gateway and worker of a deployment uses the same one. Default `tg`. */
   readonly keyPrefix?: string;
   /** Signs list cursors; the same ≥ 16-byte secret on every gateway of a deployment. */

@@ -11,6 +11,7 @@ import {
   Keys,
   type Logger,
   noopLogger,
+  type RedisConnectionOptions,
   TaskgateError,
   TaskOutbox,
   TaskStore,
@@ -42,8 +43,8 @@ import { WorkerMetrics } from './worker-metrics.js';
 const BULLMQ_STALL_LIMIT = 1_000_000;
 
 export interface CreateWorkerOptions {
-  /** An ioredis connection (duplicated, never closed by the worker) or a Redis URL. */
-  readonly redis: Redis | string;
+  /** An ioredis connection (duplicated, never closed by the worker), or connection options or a Redis URL. */
+  readonly redis: Redis | RedisConnectionOptions | string;
   /** Key prefix shared with the gateways (default `tg`). */
   readonly prefix?: string;
   readonly tools: readonly AnyToolDefinition[];

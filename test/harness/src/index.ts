@@ -20,6 +20,7 @@ export {
 } from './http-client.js';
 export { uniquePrefix } from './prefix.js';
 export { parsePrometheus, type Sample, type Scrape, scrape } from './prometheus.js';
+export { type RedisSentinelSet, startRedisSentinels } from './redis-sentinel.js';
 export {
   assertRedisServerAvailable,
   freePort,

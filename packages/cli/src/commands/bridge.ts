@@ -5,6 +5,7 @@ import { createMetricsRegistry } from '@taskgate/core';
 import { handleShutdownSignals } from '@taskgate/worker';
 import { ConfigError, loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
+import { checkRedisAtStart, redisConnectionOptions } from '../redis.js';
 import { workerOptions } from './worker.js';
 
 /** Reads and validates the bridge config file; every problem names the file and its path in it. */
@@ -32,8 +33,11 @@ export async function runBridge(argv: readonly string[]): Promise<number> {
   }
   const bridgeConfig = readBridgeConfig(config.TASKGATE_BRIDGE_CONFIG);
   const logger = createLogger(config.LOG_LEVEL, 'taskgate-bridge');
+  const registry = createMetricsRegistry({ defaultMetrics: true });
+  const options = workerOptions(config, registry);
+  await checkRedisAtStart(redisConnectionOptions(config), config, logger, registry);
   const bridge = createBridge({
-    ...workerOptions(config, createMetricsRegistry({ defaultMetrics: true })),
+    ...options,
     config: bridgeConfig,
     logger,
   });

@@ -3,6 +3,7 @@ import { createMetricsRegistry } from '@taskgate/core';
 import { createGateway, type GatewayOptions, type JwtAuthOptions } from '@taskgate/gateway';
 import { type Config, ConfigError, loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
+import { checkRedisAtStart, redisConnectionOptions } from '../redis.js';
 import { parseTokens } from '../tokens.js';
 
 type Registry = NonNullable<GatewayOptions['metrics']>;
@@ -117,7 +118,7 @@ export function gatewayOptions(config: Config, metrics?: Registry): GatewayOptio
     ).filter(([, limit]) => limit !== undefined),
   );
   return {
-    redis: config.REDIS_URL,
+    redis: redisConnectionOptions(config),
     keyPrefix: config.TASKGATE_KEY_PREFIX,
     cursorSecret: secret as string,
     ...(auth !== undefined && { auth }),
@@ -158,8 +159,10 @@ export function gatewayOptions(config: Config, metrics?: Registry): GatewayOptio
  */
 export async function runGateway(argv: readonly string[]): Promise<number> {
   const { config } = loadConfig('gateway', argv);
-  const options = gatewayOptions(config, createMetricsRegistry({ defaultMetrics: true }));
+  const registry = createMetricsRegistry({ defaultMetrics: true });
+  const options = gatewayOptions(config, registry);
   const logger = createLogger(config.LOG_LEVEL, 'taskgate-gateway');
+  await checkRedisAtStart(redisConnectionOptions(config), config, logger, registry);
   const gateway = createGateway({ ...options, logger });
   await gateway.listen(config.PORT, config.HOST);
   await new Promise<void>((resolve) => {

@@ -3,13 +3,14 @@ import { type CreateWorkerOptions, createWorker, handleShutdownSignals } from '@
 import { type Config, ConfigError, loadConfig } from '../config.js';
 import { loadOfferings } from '../load-tools.js';
 import { createLogger } from '../logger.js';
+import { checkRedisAtStart, redisConnectionOptions } from '../redis.js';
 
 type Registry = NonNullable<CreateWorkerOptions['metrics']>;
 
 /** Worker options from validated settings (tools and logger are the caller's). */
 export function workerOptions(config: Config, metrics?: Registry): Omit<CreateWorkerOptions, 'tools' | 'logger'> {
   return {
-    redis: config.REDIS_URL,
+    redis: redisConnectionOptions(config),
     prefix: config.TASKGATE_KEY_PREFIX,
     heartbeatMs: config.TASKGATE_WORKER_HEARTBEAT_MS,
     lockDurationMs: config.TASKGATE_LOCK_DURATION_MS,
@@ -35,8 +36,11 @@ export async function runWorker(argv: readonly string[]): Promise<number> {
   }
   const logger = createLogger(config.LOG_LEVEL, 'taskgate-worker');
   const { tools, resources, prompts } = await loadOfferings(modules);
+  const registry = createMetricsRegistry({ defaultMetrics: true });
+  const options = workerOptions(config, registry);
+  await checkRedisAtStart(redisConnectionOptions(config), config, logger, registry);
   const worker = createWorker({
-    ...workerOptions(config, createMetricsRegistry({ defaultMetrics: true })),
+    ...options,
     tools,
     resources,
     prompts,

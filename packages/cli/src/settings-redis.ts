@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import type { Setting } from './setting-schemas.js';
+
+/** `host:port,host:port,...`, each checked; the error names the bad entry. */
+const nodes = z.string().transform((value, context) => {
+  const result: { host: string; port: number }[] = [];
+  for (const item of value.split(',').map((part) => part.trim())) {
+    if (item === '') continue;
+    const match = /^(.+):([0-9]{1,5})$/.exec(item);
+    const port = Number(match?.[2]);
+    if (match === null || port < 1 || port > 65535) {
+      context.addIssue({ code: 'custom', message: `"${item}" is not host:port` });
+      return z.NEVER;
+    }
+    result.push({ host: (match[1] as string).replace(/^\[(.*)\]$/, '$1'), port });
+  }
+  return result;
+});
+
+/** How every process reaches Redis besides REDIS_URL: Sentinel, Cluster, credentials, TLS, requirements. */
+export const REDIS_SETTINGS = [
+  {
+    env: 'TASKGATE_REDIS_SENTINELS',
+    flag: '--redis-sentinels',
+    scope: 'both',
+    schema: nodes,
+    description:
+      'Sentinels as `host:port,host:port,...`: connections ask them for the master of TASKGATE_REDIS_SENTINEL_NAME (REDIS_URL then only gives the scheme) and follow a failover.',
+  },
+  {
+    env: 'TASKGATE_REDIS_SENTINEL_NAME',
+    flag: '--redis-sentinel-name',
+    scope: 'both',
+    schema: z.string().min(1),
+    description: 'Name of the Sentinel-monitored master; required with TASKGATE_REDIS_SENTINELS.',
+  },
+  {
+    env: 'TASKGATE_REDIS_CLUSTER_NODES',
+    flag: '--redis-cluster-nodes',
+    scope: 'both',
+    schema: nodes,
+    description:
+      'Redis Cluster seed nodes as `host:port,host:port,...` (ioredis Cluster, reads from masters). Experimental until the slot design lands: scripts that touch keys of several slots fail on a cluster.',
+  },
+  {
+    env: 'TASKGATE_REDIS_USERNAME',
+    flag: '--redis-username',
+    scope: 'both',
+    schema: z.string().min(1),
+    description: 'Redis ACL user of every connection (and of the sentinels).',
+  },
+  {
+    env: 'TASKGATE_REDIS_PASSWORD',
+    flag: '--redis-password',
+    scope: 'both',
+    schema: z.string().min(1),
+    description: 'Redis password of every connection (and of the sentinels); never logged.',
+  },
+  {
+    env: 'TASKGATE_REDIS_TLS_CA_FILE',
+    flag: '--redis-tls-ca-file',
+    scope: 'both',
+    schema: z.string().min(1),
+    description:
+      'PEM file of the CA that signs the Redis certificates, read at start-up; turns TLS on (as does a `rediss://` REDIS_URL).',
+  },
+  {
+    env: 'TASKGATE_REDIS_STRICT',
+    flag: '--redis-strict',
+    scope: 'both',
+    schema: z.enum(['true', 'false']).transform((value) => value === 'true'),
+    default: 'false',
+    description:
+      'Refuse to start when Redis may evict keys (maxmemory-policy other than noeviction); a Redis older than 7.0 is always refused.',
+  },
+] as const satisfies readonly Setting[];
