@@ -3,9 +3,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { RELATED_TASK_META_KEY } from '@taskgate/protocol';
-import { type RedisServer, startRedis } from '@taskgate/test-harness';
+import { freePort, type Haproxy, type RedisServer, startHaproxy, startRedis } from '@taskgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, type Haproxy, startHaproxy } from './support/haproxy.js';
 import { type PodProcess, type PodSpec, podSpec, startPod, waitForProbe } from './support/pods.js';
 import { renderChart, repoRoot } from './support/render.js';
 
@@ -50,9 +49,11 @@ beforeAll(async () => {
   }
   const gateways = pods.filter((pod) => pod.name.startsWith(gateway.deployment));
   haproxy = await startHaproxy({
-    servers: gateways.map((pod) => `127.0.0.1:${pod.port}`),
-    checkPath: gateway.readiness.path,
-    ...(gateway.readiness.host !== undefined && { checkHost: gateway.readiness.host }),
+    backends: gateways.map((pod) => ({ port: pod.port })),
+    healthCheck: {
+      path: gateway.readiness.path,
+      ...(gateway.readiness.host !== undefined && { host: gateway.readiness.host }),
+    },
   });
   const deadline = Date.now() + 20_000;
   while (!(await haproxy.servers()).every((server) => server.status === 'UP')) {

@@ -45,6 +45,8 @@ export interface Haproxy extends AsyncDisposable {
   output(): string;
   /** Each server's state, by index, from HAProxy's stats socket. */
   states(): Promise<HaproxyServerState[]>;
+  /** Each server's state and the sessions (connections) HAProxy has sent it so far, by index. */
+  servers(): Promise<Array<{ status: HaproxyServerState; sessions: number }>>;
   /** Resolves once every server is in the given states (e.g. `['UP', 'DOWN']`); fails after `timeoutMs`. */
   waitForStates(expected: readonly HaproxyServerState[], timeoutMs?: number): Promise<void>;
   /** Stops HAProxy by its pid (SIGTERM, SIGKILL after 5 s) and removes its directory. */
@@ -149,17 +151,20 @@ export async function startHaproxy(options: StartHaproxyOptions): Promise<Haprox
     await rm(dir, { recursive: true, force: true });
   };
 
-  const states = async (): Promise<HaproxyServerState[]> => {
+  const servers = async (): Promise<Array<{ status: HaproxyServerState; sessions: number }>> => {
     const [header = '', ...rows] = (await askSocket(socket, 'show stat')).trim().split('\n');
     const columns = header.replace(/^# /, '').split(',');
     const at = (name: string): number => columns.indexOf(name);
-    const found: HaproxyServerState[] = [];
+    const found: Array<{ status: HaproxyServerState; sessions: number }> = [];
     for (const row of rows.map((line) => line.split(','))) {
       const name = row[at('svname')] ?? '';
-      if (row[at('pxname')] === 'pods' && /^s\d+$/.test(name)) found[Number(name.slice(1))] = row[at('status')] ?? '';
+      if (row[at('pxname')] === 'pods' && /^s\d+$/.test(name)) {
+        found[Number(name.slice(1))] = { status: row[at('status')] ?? '', sessions: Number(row[at('stot')] ?? 0) };
+      }
     }
     return found;
   };
+  const states = async (): Promise<HaproxyServerState[]> => (await servers()).map((server) => server.status);
 
   const deadline = Date.now() + 10_000;
   for (;;) {
@@ -188,6 +193,7 @@ export async function startHaproxy(options: StartHaproxyOptions): Promise<Haprox
     config,
     output: () => output,
     states,
+    servers,
     async waitForStates(expected, timeoutMs = 10_000) {
       const until = Date.now() + timeoutMs;
       let last: HaproxyServerState[] = [];
