@@ -89,8 +89,14 @@ export class ExistingQueue {
     const job = await this.#queue.getJob(jobId);
     if (job === undefined) return { state: 'missing' };
     const state = await job.getState();
-    if (state === 'completed') return { state, returnvalue: job.returnvalue };
-    if (state === 'failed') return { state, failedReason: job.failedReason ?? 'the job failed' };
+    if (state === 'completed' || state === 'failed') {
+      // `job` was read before its state: a job that finished in between carries no outcome yet. A finished
+      // job no longer changes, so read it again.
+      const finished = await this.#queue.getJob(jobId);
+      if (finished === undefined) return { state: 'missing' };
+      if (state === 'completed') return { state, returnvalue: finished.returnvalue };
+      return { state, failedReason: finished.failedReason ?? 'the job failed' };
+    }
     if (state === 'unknown') return { state: 'missing' };
     const progress = job.progress;
     if (state === 'active' || state === 'delayed') return { state, progress };
