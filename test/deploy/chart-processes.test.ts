@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { RELATED_TASK_META_KEY } from '@taskgate/protocol';
-import { freePort, type Haproxy, type RedisServer, startHaproxy, startRedis } from '@taskgate/test-harness';
+import { freePort, type Haproxy, type RedisServer, startHaproxy, startRedis, taskPages } from '@taskgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PodProcess, type PodSpec, podSpec, startPod, waitForProbe } from './support/pods.js';
 import { renderChart, repoRoot } from './support/render.js';
@@ -132,18 +132,10 @@ describe('the chart as processes: 2 gateways and 2 workers behind HAProxy', () =
     const client = await connect();
     const ids = new Set<string>();
     for (let i = 0; i < 5; i++) ids.add(await createTask(client, 'sleep', { ms: 0 }));
-    const seen: string[] = [];
-    let pages = 0;
-    let cursor: string | undefined;
-    do {
-      const page = await client.experimental.tasks.listTasks(cursor);
-      expect(page.tasks.length).toBeLessThanOrEqual(2);
-      seen.push(...page.tasks.map((task) => task.taskId));
-      cursor = page.nextCursor;
-      pages++;
-    } while (cursor !== undefined);
-    expect(pages).toBe(3);
-    expect(seen.sort()).toEqual([...ids].sort());
+    const pages = await taskPages(client);
+    for (const page of pages) expect(page.length).toBeLessThanOrEqual(2);
+    expect(pages.length).toBe(3);
+    expect(pages.flat().sort()).toEqual([...ids].sort());
   });
 
   it('passes the MCP conformance suite through HAProxy (expected failures: test/conformance/expected-failures.yml)', async () => {

@@ -12,7 +12,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { announceResourceUpdated } from '@taskgate/core';
 import { RELATED_TASK_META_KEY } from '@taskgate/protocol';
-import { type ForkedProcess, forkNode, type RoundRobinProxy } from '@taskgate/test-harness';
+import { type ForkedProcess, forkNode, type RoundRobinProxy, taskPages } from '@taskgate/test-harness';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Pods, startPods, waitForOutput } from '../gateway/fixtures/processes.js';
 
@@ -132,18 +132,10 @@ describe('interop: the official TypeScript SDK client through two gateways', () 
     const client = await connect();
     const ids = new Set<string>();
     for (let i = 0; i < 5; i++) ids.add(await createTask(client, 'sleep', { ms: 0 }));
-    const seen: string[] = [];
-    let pages = 0;
-    let cursor: string | undefined;
-    do {
-      const page = await client.experimental.tasks.listTasks(cursor);
-      expect(page.tasks.length).toBeLessThanOrEqual(2);
-      seen.push(...page.tasks.map((task) => task.taskId));
-      cursor = page.nextCursor;
-      pages++;
-    } while (cursor !== undefined);
-    expect(pages).toBe(3);
-    expect(seen.sort()).toEqual([...ids].sort());
+    const pages = await taskPages(client);
+    for (const page of pages) expect(page.length).toBeLessThanOrEqual(2);
+    expect(pages.length).toBe(3);
+    expect(pages.flat().sort()).toEqual([...ids].sort());
   });
 
   it('[CNL-2] cancelTask cancels a running task; the SDK stream ends with the cancellation', async () => {

@@ -2,6 +2,7 @@ import { type JobsOptions, Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { createRedisConnection } from './connection.js';
 import { closeRedis } from './redis-close.js';
+import { removeJobIfWaiting } from './tool-queues.js';
 
 /** Where an existing BullMQ queue lives: its Redis, key prefix and name. */
 export interface ExistingQueueAddress {
@@ -122,15 +123,7 @@ export class ExistingQueue {
 
   /** Removes the job if it is still waiting or delayed; true when removed. An active job is left alone. */
   async removeIfWaiting(jobId: string): Promise<boolean> {
-    const job = await this.#queue.getJob(jobId);
-    if (job === undefined) return false;
-    const state = await job.getState();
-    if (state !== 'waiting' && state !== 'delayed' && state !== 'prioritized') return false;
-    // remove() refuses a job a worker locked meanwhile.
-    return await job.remove().then(
-      () => true,
-      () => false,
-    );
+    return await removeJobIfWaiting(this.#queue, jobId);
   }
 
   async close(): Promise<void> {

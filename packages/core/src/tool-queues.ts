@@ -34,6 +34,21 @@ export interface ToolQueuesOptions {
  * found, removed or deduplicated by its task. Completed jobs are removed at once (the task record holds
  * the outcome); failed ones are kept briefly for operators.
  */
+/**
+ * Removes a job of `queue` that no worker has taken yet (waiting, delayed or prioritized); true when removed.
+ * BullMQ's remove() refuses a job a worker locked meanwhile, so an active job is never removed.
+ */
+export async function removeJobIfWaiting(queue: Queue, jobId: string): Promise<boolean> {
+  const job = await queue.getJob(jobId);
+  if (job === undefined) return false;
+  const state = await job.getState();
+  if (state !== 'waiting' && state !== 'delayed' && state !== 'prioritized') return false;
+  return await job.remove().then(
+    () => true,
+    () => false,
+  );
+}
+
 export class ToolQueues {
   readonly #queues = new Map<string, Queue>();
   readonly #connection: Redis;
@@ -71,15 +86,8 @@ export class ToolQueues {
 
   /** Removes a task's job if it has not started yet (a cancelled task's job need not wait its turn). */
   async removeWaiting(queueName: string, taskId: string): Promise<boolean> {
-    const job = await this.queue(queueName).getJob(taskId);
-    if (job === undefined) return false;
-    const state = await job.getState();
-    if (state !== 'waiting' && state !== 'delayed' && state !== 'prioritized') return false;
-    // remove() refuses a job that a worker locked in the meantime; the worker then skips the cancelled task.
-    return await job.remove().then(
-      () => true,
-      () => false,
-    );
+    // A job a worker locked in the meantime stays; the worker then skips the cancelled task.
+    return await removeJobIfWaiting(this.queue(queueName), taskId);
   }
 
   /** Closes every queue this facade opened. */

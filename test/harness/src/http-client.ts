@@ -26,6 +26,18 @@ try {
   // such a caller closes its own clients.
 }
 
+/** Every page of the client's `tasks/list`, following `nextCursor` to the end: each page's task ids, in order. */
+export async function taskPages(client: Client): Promise<string[][]> {
+  const pages: string[][] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.experimental.tasks.listTasks(cursor);
+    pages.push(page.tasks.map((task) => task.taskId));
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return pages;
+}
+
 /** What a raw HTTP exchange returned. */
 export interface RawResponse {
   readonly status: number;

@@ -16,6 +16,7 @@ export {
   rawCall,
   rawInitialize,
   sleepMs,
+  taskPages,
   waitFor,
 } from './http-client.js';
 export { uniquePrefix } from './prefix.js';
