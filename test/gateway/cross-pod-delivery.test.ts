@@ -145,7 +145,7 @@ async function recordStatuses(): Promise<{ statuses: (taskId: string) => string[
     const statuses = seen.get(taskId) ?? [];
     if (statuses.at(-1) !== status) seen.set(taskId, [...statuses, status]);
   });
-  await subscriber.psubscribe(keys.taskChannel('*'));
+  await subscriber.psubscribe(`${keys.prefix}:*:ch:task:*`);
   return { statuses: (taskId) => seen.get(taskId) ?? [], stop: async () => void (await subscriber.quit()) };
 }
 

@@ -99,6 +99,17 @@ export function createRedisConnection(
   return redis;
 }
 
+/** Is this a Redis Cluster connection (keys spread over shards; shard channels use sharded pub/sub)? */
+export function isClusterConnection(redis: Redis): boolean {
+  const connection: unknown = redis;
+  return connection instanceof Cluster;
+}
+
+/** The command that publishes on a shard channel over this connection: SPUBLISH on a cluster, else PUBLISH. */
+export function shardPublishCommand(redis: Redis): 'spublish' | 'publish' {
+  return isClusterConnection(redis) ? 'spublish' : 'publish';
+}
+
 /** Is this a connection (rather than options to open one)? */
 export function isRedisConnection(value: unknown): value is Redis {
   return value instanceof Redis || value instanceof Cluster;

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { createRedisConnection } from './connection.js';
-import type { CatalogKind, Keys } from './keys.js';
+import { createRedisConnection, isClusterConnection } from './connection.js';
+import { type CatalogKind, Keys } from './keys.js';
 import { closeRedis } from './redis-close.js';
 
 /** Receives the raw payload of one pub/sub message. */
@@ -24,6 +24,8 @@ interface Channel {
 export class EventBus {
   readonly #subscriber: Redis;
   readonly #keys: Keys;
+  /** On a cluster, the channels of one slot are shard channels (see `Keys.isShardChannel`). */
+  readonly #sharded: boolean;
   readonly #channels = new Map<string, Channel>();
   readonly #reconnectHooks = new Set<() => void>();
   #connectedOnce = false;
@@ -32,8 +34,10 @@ export class EventBus {
   /** Opens the subscriber connection as a duplicate of `redis` (same server and options); `keys` names the channels. */
   constructor(redis: Redis, keys: Keys) {
     this.#keys = keys;
+    this.#sharded = isClusterConnection(redis);
     this.#subscriber = createRedisConnection(redis, 'subscriber');
     this.#subscriber.on('message', (channel: string, message: string) => this.#dispatch(channel, message));
+    this.#subscriber.on('smessage', (channel: string, message: string) => this.#dispatch(channel, message));
     this.#subscriber.on('ready', () => this.#onReady());
     // Connection errors are retried by ioredis; waiters recover through the reconnect hooks.
     this.#subscriber.on('error', () => {});
@@ -52,12 +56,16 @@ export class EventBus {
   /**
    * Adds a listener to a channel and resolves once the subscription is live, so a caller can subscribe
    * first and then read the current state without missing a change in between. Returns the unsubscribe.
+   * On a cluster, a channel of one slot (one task's, session's or request's: its name has a hash tag) is a
+   * shard channel (SSUBSCRIBE: only its shard carries it); process-wide channels are classic.
    */
   async subscribe(channel: string, listener: ChannelListener): Promise<() => Promise<void>> {
     if (this.#closed) throw new Error('EventBus is closed');
     let entry = this.#channels.get(channel);
     if (entry === undefined) {
-      const subscribed = this.#subscriber.subscribe(channel);
+      const subscribed = this.#isShard(channel)
+        ? this.#subscriber.ssubscribe(channel)
+        : this.#subscriber.subscribe(channel);
       entry = { listeners: new Set(), subscribed };
       this.#channels.set(channel, entry);
       // Callers see a failed SUBSCRIBE through `await` below; this only keeps it from being unhandled.
@@ -139,7 +147,15 @@ export class EventBus {
     if (entry === undefined || !entry.listeners.delete(listener) || entry.listeners.size > 0) return;
     this.#channels.delete(channel);
     // Commands on one connection run in order: a later SUBSCRIBE to this channel still wins.
-    if (!this.#closed) await this.#subscriber.unsubscribe(channel).catch(() => {});
+    if (this.#closed) return;
+    const done = this.#isShard(channel)
+      ? this.#subscriber.sunsubscribe(channel)
+      : this.#subscriber.unsubscribe(channel);
+    await done.catch(() => {});
+  }
+
+  #isShard(channel: string): boolean {
+    return this.#sharded && Keys.isShardChannel(channel);
   }
 
   #dispatch(channel: string, message: string): void {

@@ -108,9 +108,9 @@ export class EventLog {
     this.#scripts = new Scripts(options.redis);
   }
 
-  /** A new stream id (128 random bits, 22 base64url characters). */
-  static newStreamId(): string {
-    return randomBytes(16).toString('base64url');
+  /** A new stream id of a session: the session's slot tag, then 128 random bits (26 base64url characters). */
+  static newStreamId(sessionId: string): string {
+    return `${Keys.slotTag(sessionId)}${randomBytes(16).toString('base64url')}`;
   }
 
   /** A new id for one HTTP connection that carries a stream. */
@@ -125,7 +125,7 @@ export class EventLog {
 
   /** Splits an event id into what it names (see `eventId`), or undefined when it is not one of ours. */
   static parseEventId(eventId: string): EventPosition | undefined {
-    const match = /^([A-Za-z0-9_-]{22})_(\d{1,20}-\d{1,20})(?:_(\d{1,20}-\d{1,20}))?$/.exec(eventId);
+    const match = /^([A-Za-z0-9_-]{26})_(\d{1,20}-\d{1,20})(?:_(\d{1,20}-\d{1,20}))?$/.exec(eventId);
     if (match === null) return undefined;
     const [, streamId = '', entryId = '', feedEntryId] = match;
     return { streamId, entryId, ...(feedEntryId !== undefined && { feedEntryId }) };

@@ -1,8 +1,16 @@
 import { randomBytes } from 'node:crypto';
 
-/** A new task id: 144 random bits from the OS CSPRNG, base64url (24 characters). Never a counter (CRT-6, SEC-2). */
-export function newTaskId(): string {
-  return randomBytes(18).toString('base64url');
+/**
+ * A new task id: the owner's slot tag (4 characters, see `Keys.slotTag`), then 144 random bits from the OS
+ * CSPRNG, base64url (28 characters in all). Never a counter (CRT-6, SEC-2).
+ */
+export function newTaskId(slotTag: string): string {
+  return `${slotTag}${randomBytes(18).toString('base64url')}`;
+}
+
+/** A random slot tag, for a session no principal owns (auth off): such sessions spread over the shards. */
+export function randomSlotTag(): string {
+  return randomBytes(3).toString('base64url');
 }
 
 /** True when a string has the shape of an id from `newTaskId` (cheap rejection of garbage before Redis). */

@@ -52,7 +52,7 @@ export class InputRequests {
 
   /** Registers a pending request of a task; its id (≥128 random bits) is also the JSON-RPC id the client sees. */
   async create(taskId: string, ownerId: string, method: string, lifetimeMs: number): Promise<string> {
-    const requestId = `in-${randomBytes(16).toString('base64url')}`;
+    const requestId = `in-${Keys.tagOf(taskId)}${randomBytes(16).toString('base64url')}`;
     const key = this.#keys.inputRequest(requestId);
     await this.#redis
       .multi()
@@ -74,8 +74,8 @@ export class InputRequests {
    */
   async answer(requestId: string, ownerId: string, answer: InputAnswer): Promise<'ok' | 'not_found' | 'duplicate'> {
     const reply = await this.#scripts.answerInput(
-      [this.#keys.inputRequest(requestId)],
-      [this.#keys.inputRequestChannel(requestId), ownerId, JSON.stringify(answer)],
+      [this.#keys.inputRequest(requestId), this.#keys.inputRequestChannel(requestId)],
+      [ownerId, JSON.stringify(answer)],
     );
     if (reply.kind === 'recorded') return 'ok';
     return reply.kind === 'answered' ? 'duplicate' : 'not_found';

@@ -11,12 +11,24 @@ const CATALOG_KEY_NAMES: Record<Exclude<CatalogKind, 'tools'>, string> = {
 
 const digests = new Map<string, string>();
 
+/** Length of a slot tag: 4 base64url characters (24 bits), enough to spread owners over all 16384 slots. */
+export const SLOT_TAG_LENGTH = 4;
+/** A session id taskgate issued: its owner's slot tag, a dot, 256 random bits (see `newSessionId`). */
+const TAGGED_SESSION_ID = /^[A-Za-z0-9_-]{4}\.[A-Za-z0-9_-]{43}$/;
+const SLOT_TAG = /^[A-Za-z0-9_-]{4}/;
+
 /**
  * Builds every Redis key and channel name taskgate uses. Nothing else in the code base concatenates key
- * strings, so the layout (and later Redis Cluster hash tags) lives here alone.
+ * strings, so the layout and its Redis Cluster hash tags live here alone.
  *
- * Owners (principals, or session ids when auth is off) never appear in keys verbatim: a session id is a
- * bearer secret, so owner-scoped keys use a digest of the owner.
+ * Slots: everything of one owner (a principal, or a session when auth is off) carries the owner's **slot tag**
+ * `{t}` — its tasks with their outboxes, relay states and carrier leases, its task indexes, its sessions with
+ * their feeds and leases, their SSE streams, its input requests and the per-task and per-session channels — so
+ * every script and MULTI about one owner touches one slot, and owners spread over the shards. Ids carry the tag
+ * in their first characters (task ids, session ids, stream ids, input request ids, owner ids), so a key is built
+ * from an id alone. Process-wide keys (the catalog, rate limits) and each BullMQ queue have tags of their own.
+ *
+ * Owners never appear in keys verbatim: a session id is a bearer secret, so owner-scoped keys use a digest.
  */
 export class Keys {
   constructor(readonly prefix = 'tg') {
@@ -39,34 +51,59 @@ export class Keys {
     return digest;
   }
 
-  /** The id of an owner (a principal, or a session id when auth is off) as keys and records hold it. */
+  /**
+   * The slot tag of an owner (a principal, or a session id when auth is off): the tag a session id carries, or
+   * the first characters of the owner's digest. Only where keys live depends on it, never who may read them.
+   */
+  static slotTag(owner: string): string {
+    return TAGGED_SESSION_ID.test(owner)
+      ? owner.slice(0, SLOT_TAG_LENGTH)
+      : Keys.digest(owner).slice(0, SLOT_TAG_LENGTH);
+  }
+
+  /** The id of an owner as keys and records hold it: its slot tag, then the digest of the owner. */
   static ownerId(owner: string): string {
-    return Keys.digest(owner);
+    return `${Keys.slotTag(owner)}${Keys.digest(owner)}`;
+  }
+
+  /** The slot tag at the start of an id (task, stream, owner id); an id too short for one gets a fixed tag. */
+  static tagOf(id: string): string {
+    return SLOT_TAG.exec(id)?.[0] ?? '____';
+  }
+
+  /** `prefix:{tag}`: the start of every key and channel of one owner. */
+  #slot(id: string): string {
+    return `${this.prefix}:{${Keys.tagOf(id)}}`;
+  }
+
+  /** The start of a session's keys: its owner's slot, then the digest of its id. */
+  #session(sessionId: string): string {
+    return `${this.prefix}:{${Keys.slotTag(sessionId)}}:session:${Keys.digest(sessionId)}`;
   }
 
   /** Hash holding one task's record. */
   task(taskId: string): string {
-    return `${this.prefix}:task:${taskId}`;
+    return `${this.#slot(taskId)}:task:${taskId}`;
   }
 
   /** Stream of server-to-client messages of one task, waiting for a stream to carry them. */
   taskOutbox(taskId: string): string {
-    return `${this.prefix}:task:${taskId}:outbox`;
+    return `${this.#slot(taskId)}:task:${taskId}:outbox`;
   }
 
   /** Sorted set of an owner's tasks, score = expiry (ms). */
   ownerTasks(ownerId: string): string {
-    return `${this.prefix}:owner:${ownerId}:tasks`;
+    return `${this.#slot(ownerId)}:owner:${ownerId}:tasks`;
   }
 
   /** Sorted set of an owner's non-terminal tasks, score = expiry (ms); its size is the concurrency in use. */
   ownerActive(ownerId: string): string {
-    return `${this.prefix}:owner:${ownerId}:active`;
+    return `${this.#slot(ownerId)}:owner:${ownerId}:active`;
   }
 
   /** Pub/sub channel that carries every change of one task a client can see (status, status message). */
   taskChannel(taskId: string): string {
-    return `${this.prefix}:ch:task:${taskId}`;
+    return `${this.#slot(taskId)}:ch:task:${taskId}`;
   }
 
   /** Pub/sub channel on which workers hear of every cancelled task (payload: the task id), one per process. */
@@ -76,47 +113,47 @@ export class Keys {
 
   /** Pub/sub channel that carries every change of the tasks a session created (its GET stream's feed). */
   sessionChannel(sessionId: string): string {
-    return `${this.prefix}:ch:session:${Keys.digest(sessionId)}`;
+    return this.sessionChannelOf(Keys.slotTag(sessionId), Keys.digest(sessionId));
   }
 
   /** Pub/sub channel that announces new entries of a task's outbox (payload: the entry id). */
   outboxChannel(taskId: string): string {
-    return `${this.prefix}:ch:outbox:${taskId}`;
+    return `${this.#slot(taskId)}:ch:outbox:${taskId}`;
   }
 
   /** Hash of one pending server-to-client request (elicitation, sampling) and, once given, its answer. */
   inputRequest(requestId: string): string {
-    return `${this.prefix}:req:${requestId}`;
+    return `${this.#slot(requestId.slice(3))}:req:${requestId}`;
   }
 
   /** Pub/sub channel that announces the answer to one server-to-client request. */
   inputRequestChannel(requestId: string): string {
-    return `${this.prefix}:ch:req:${requestId}`;
+    return `${this.#slot(requestId.slice(3))}:ch:req:${requestId}`;
   }
 
   /** Hash of one MCP session. Keyed by a digest: a session id is a bearer secret and never appears in a key. */
   session(sessionId: string): string {
-    return `${this.prefix}:session:${Keys.digest(sessionId)}`;
+    return `${this.#session(sessionId)}`;
   }
 
   /** Lease naming the one open GET stream of a session (its value is the stream's id). */
   sessionStream(sessionId: string): string {
-    return `${this.prefix}:session:${Keys.digest(sessionId)}:stream`;
+    return `${this.#session(sessionId)}:stream`;
   }
 
   /** The hidden task that runs a session's direct (non-task) `tools/call`, by the call's JSON-RPC id. */
   clientCall(sessionId: string, requestId: string | number): string {
-    return `${this.prefix}:call:${Keys.digest(sessionId)}:${Keys.digest(JSON.stringify(requestId))}`;
+    return `${this.prefix}:{${Keys.slotTag(sessionId)}}:call:${Keys.digest(sessionId)}:${Keys.digest(JSON.stringify(requestId))}`;
   }
 
-  /** Hash of tool name → catalog entry (JSON), written by workers. */
+  /** Hash of tool name → catalog entry (JSON), written by workers. The catalog's keys share one slot. */
   toolCatalog(): string {
-    return `${this.prefix}:tools`;
+    return `${this.prefix}:{catalog}:tools`;
   }
 
   /** Sorted set of tool name → last worker heartbeat (ms). */
   toolsLive(): string {
-    return `${this.prefix}:tools:live`;
+    return `${this.prefix}:{catalog}:tools:live`;
   }
 
   /** Pub/sub channel that announces changes of the tool catalog. */
@@ -125,11 +162,11 @@ export class Keys {
   }
 
   /**
-   * Hash of one catalog kind (name or URI → entry JSON), written by workers. The tools catalog keeps its
-   * first name, `tg:tools`; resources, resource templates and prompts live beside it.
+   * Hash of one catalog kind (name or URI → entry JSON), written by workers: the tools catalog, and beside it
+   * resources, resource templates and prompts.
    */
   catalog(kind: CatalogKind): string {
-    return kind === 'tools' ? this.toolCatalog() : `${this.prefix}:${CATALOG_KEY_NAMES[kind]}`;
+    return kind === 'tools' ? this.toolCatalog() : `${this.prefix}:{catalog}:${CATALOG_KEY_NAMES[kind]}`;
   }
 
   /** Sorted set of one catalog kind: entry name → last worker heartbeat (ms). */
@@ -150,12 +187,15 @@ export class Keys {
 
   /** Pub/sub channel that tells a session's GET stream its resource subscriptions changed. */
   sessionSubscriptionsChannel(sessionId: string): string {
-    return `${this.prefix}:ch:session:${Keys.digest(sessionId)}:subs`;
+    return `${this.sessionChannelOf(Keys.slotTag(sessionId), Keys.digest(sessionId))}:subs`;
   }
 
-  /** BullMQ's own key prefix for taskgate's queues. */
-  bullPrefix(): string {
-    return `${this.prefix}:bull`;
+  /**
+   * BullMQ's key prefix for one of taskgate's queues. It carries the queue's own hash tag (BullMQ's scripts
+   * touch many keys of a queue: on a cluster they must share a slot), so queues spread over the shards.
+   */
+  bullPrefix(queue: string): string {
+    return `${this.prefix}:bull:{${queue}}`;
   }
 
   /** Default BullMQ queue name of a tool (BullMQ forbids ':' in queue names). */
@@ -173,17 +213,17 @@ export class Keys {
 
   /** Stream of the events of one SSE response or GET stream, for `Last-Event-ID` resumption on any pod. */
   sseStream(streamId: string): string {
-    return `${this.prefix}:sse:${streamId}`;
+    return `${this.#slot(streamId)}:sse:${streamId}`;
   }
 
   /** Hash with the state of one SSE stream: its session, kind, task, JSON-RPC id, event counter, feed position. */
   sseState(streamId: string): string {
-    return `${this.prefix}:sse:${streamId}:state`;
+    return `${this.#slot(streamId)}:sse:${streamId}:state`;
   }
 
   /** Lease naming the one HTTP connection that carries an SSE stream now (fences every other writer). */
   sseConnection(streamId: string): string {
-    return `${this.prefix}:sse:${streamId}:conn`;
+    return `${this.#slot(streamId)}:sse:${streamId}:conn`;
   }
 
   /**
@@ -191,12 +231,27 @@ export class Keys {
    * carries), in order: the durable feed of its GET stream, so a resumed GET stream misses nothing.
    */
   sessionFeed(sessionId: string): string {
-    return `${this.prefix}:session:${Keys.digest(sessionId)}:feed`;
+    return this.sessionFeedOf(Keys.slotTag(sessionId), Keys.digest(sessionId));
+  }
+
+  /** The feed of a session by its owner's slot tag and the digest of its id (what a task record holds). */
+  sessionFeedOf(tag: string, sessionDigest: string): string {
+    return `${this.prefix}:{${tag}}:session:${sessionDigest}:feed`;
+  }
+
+  /** The channel of a session by its owner's slot tag and the digest of its id. */
+  sessionChannelOf(tag: string, sessionDigest: string): string {
+    return `${this.prefix}:{${tag}}:ch:session:${sessionDigest}`;
+  }
+
+  /** True for the channels that belong to one slot (one task, session or request): sharded pub/sub. */
+  static isShardChannel(channel: string): boolean {
+    return channel.includes('{');
   }
 
   /** Lease naming the stream that carries a task's outbox now (a tasks/result or direct-call stream). */
   taskCarrier(taskId: string): string {
-    return `${this.prefix}:carrier:${taskId}`;
+    return `${this.#slot(taskId)}:carrier:${taskId}`;
   }
 
   /**
@@ -204,6 +259,6 @@ export class Keys {
    * request the stream that took it (to re-send requests whose stream is gone, INP-3).
    */
   taskRelay(taskId: string): string {
-    return `${this.prefix}:relay:${taskId}`;
+    return `${this.#slot(taskId)}:relay:${taskId}`;
   }
 }

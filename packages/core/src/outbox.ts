@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { Keys } from './keys.js';
 import { Scripts } from './script-replies.js';
+import { TaskSessionKeys } from './task-session-keys.js';
 
 /** A server-to-client message produced while a task runs, waiting for a stream to deliver it. */
 export type OutboxMessage =
@@ -37,19 +38,31 @@ export class TaskOutbox {
   readonly #keys: Keys;
   readonly #scripts: Scripts;
   readonly #maxEntries: number;
+  readonly #sessionKeys: TaskSessionKeys;
 
   constructor(options: TaskOutboxOptions) {
     this.#redis = options.redis;
     this.#keys = options.keys ?? new Keys();
     this.#scripts = new Scripts(options.redis);
     this.#maxEntries = options.maxEntries ?? 1000;
+    this.#sessionKeys = new TaskSessionKeys(options.redis, this.#keys);
   }
 
   /** Appends a message; resolves to its entry id, or undefined when the task no longer exists. */
   async append(taskId: string, message: OutboxMessage): Promise<string | undefined> {
-    const reply = await this.#scripts.appendOutbox(
-      [this.#keys.task(taskId), this.#keys.taskOutbox(taskId), this.#keys.taskCarrier(taskId)],
-      [this.#keys.outboxChannel(taskId), JSON.stringify(message), this.#maxEntries, taskId],
+    const keys = this.#keys;
+    const reply = await this.#sessionKeys.run(taskId, ([feed, channel]) =>
+      this.#scripts.appendOutbox(
+        [
+          keys.task(taskId),
+          keys.taskOutbox(taskId),
+          keys.taskCarrier(taskId),
+          keys.outboxChannel(taskId),
+          feed,
+          channel,
+        ],
+        [JSON.stringify(message), this.#maxEntries, taskId],
+      ),
     );
     return reply.kind === 'appended' ? reply.entryId : undefined;
   }

@@ -44,7 +44,7 @@ export function consumeQueue<D>(
   const keys = options.keys ?? new Keys();
   const worker = new Worker<D>(queue, processor as Processor<D>, {
     connection: options.connection,
-    prefix: keys.bullPrefix(),
+    prefix: keys.bullPrefix(queue),
     concurrency: options.concurrency,
     ...(options.limiter !== undefined && {
       limiter: { max: options.limiter.max, duration: options.limiter.durationMs },

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { shardPublishCommand } from './connection.js';
 import { Keys } from './keys.js';
 
 /** Hash fields of a session that hold its resource subscriptions: `sub:{uri}`. */
@@ -34,7 +35,7 @@ export class ResourceSubscriptions {
       .multi()
       .hset(key, `${FIELD_PREFIX}${uri}`, '1')
       .pexpire(key, this.#idleTtlMs)
-      .publish(this.#keys.sessionSubscriptionsChannel(sessionId), 'changed')
+      [shardPublishCommand(this.#redis)](this.#keys.sessionSubscriptionsChannel(sessionId), 'changed')
       .exec();
   }
 
@@ -43,7 +44,7 @@ export class ResourceSubscriptions {
     const replies = await this.#redis
       .multi()
       .hdel(this.#keys.session(sessionId), `${FIELD_PREFIX}${uri}`)
-      .publish(this.#keys.sessionSubscriptionsChannel(sessionId), 'changed')
+      [shardPublishCommand(this.#redis)](this.#keys.sessionSubscriptionsChannel(sessionId), 'changed')
       .exec();
     return replies?.[0]?.[1] === 1;
   }

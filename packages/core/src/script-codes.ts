@@ -20,6 +20,8 @@ export const ScriptCode = {
   NotHeld: -9,
   /** The input request was answered already (the first answer wins). */
   Answered: -10,
+  /** The session keys passed in KEYS are not the ones the task's record names (re-read them, run again). */
+  WrongSessionKeys: -11,
 } as const;
 
 export type ScriptCode = (typeof ScriptCode)[keyof typeof ScriptCode];

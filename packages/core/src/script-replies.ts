@@ -10,7 +10,11 @@ export type TransitionReply =
   | { readonly kind: 'changed'; readonly snapshot: string }
   | { readonly kind: 'not_found' }
   | { readonly kind: 'terminal'; readonly status: TaskStatus }
-  | { readonly kind: 'illegal'; readonly status: TaskStatus };
+  | { readonly kind: 'illegal'; readonly status: TaskStatus }
+  | WrongSessionKeys;
+
+/** The session keys a script was given are not the task's: re-read them and run the script again. */
+export type WrongSessionKeys = { readonly kind: 'wrong_session_keys' };
 
 export type CreateTaskReply =
   | { readonly kind: 'created'; readonly snapshot: string }
@@ -19,7 +23,8 @@ export type CreateTaskReply =
 
 export type AppendOutboxReply =
   | { readonly kind: 'appended'; readonly entryId: string }
-  | { readonly kind: 'not_found' };
+  | { readonly kind: 'not_found' }
+  | WrongSessionKeys;
 
 export type AnswerInputReply =
   | { readonly kind: 'recorded'; readonly taskId: string }
@@ -28,7 +33,11 @@ export type AnswerInputReply =
 
 export type StreamLeaseReply = { readonly kind: 'ok' } | { readonly kind: 'not_found' } | { readonly kind: 'not_held' };
 export type LeaseReply = { readonly kind: 'ok' } | { readonly kind: 'not_held' };
-export type CarrierLeaseReply = { readonly kind: 'ok' } | { readonly kind: 'not_held' } | { readonly kind: 'fenced' };
+export type CarrierLeaseReply =
+  | { readonly kind: 'ok' }
+  | { readonly kind: 'not_held' }
+  | { readonly kind: 'fenced' }
+  | WrongSessionKeys;
 export type AppendEventReply = { readonly kind: 'appended'; readonly entryId: string } | { readonly kind: 'fenced' };
 export type RelayEventReply =
   | { readonly kind: 'relayed'; readonly entryId: string }
@@ -78,6 +87,8 @@ export function decodeTransition(name: ScriptName, raw: unknown): TransitionRepl
       return { kind: 'terminal', status: status(name, raw, detail) };
     case ScriptCode.IllegalTransition:
       return { kind: 'illegal', status: status(name, raw, detail) };
+    case ScriptCode.WrongSessionKeys:
+      return { kind: 'wrong_session_keys' };
     default:
       throw unexpected(name, raw);
   }
@@ -106,6 +117,7 @@ export function decodeAppendOutbox(raw: unknown): AppendOutboxReply {
   const { code, detail } = coded('appendOutbox', raw);
   if (code === ScriptCode.Ok) return { kind: 'appended', entryId: text('appendOutbox', raw, detail) };
   if (code === ScriptCode.NotFound) return { kind: 'not_found' };
+  if (code === ScriptCode.WrongSessionKeys) return { kind: 'wrong_session_keys' };
   throw unexpected('appendOutbox', raw);
 }
 
@@ -137,6 +149,7 @@ export function decodeCarrierLease(raw: unknown): CarrierLeaseReply {
   if (code === ScriptCode.Ok) return { kind: 'ok' };
   if (code === ScriptCode.NotHeld) return { kind: 'not_held' };
   if (code === ScriptCode.Fenced) return { kind: 'fenced' };
+  if (code === ScriptCode.WrongSessionKeys) return { kind: 'wrong_session_keys' };
   throw unexpected('carrierLease', raw);
 }
 
@@ -174,7 +187,10 @@ export class Scripts {
     return decodeCreateTask(await this.#run('createTask', keys, args));
   }
 
-  /** A status transition: KEYS task (and owner's active for finish and cancel), ARGV task id, channel, …. */
+  /**
+   * A status transition: KEYS task, its channel, its session's feed and channel (and the owner's active tasks
+   * for finish and cancel); ARGV task id, ….
+   */
   async transition(name: TransitionName, keys: string[], args: Arg[]): Promise<TransitionReply> {
     return decodeTransition(name, await this.#run(name, keys, args));
   }
@@ -184,13 +200,13 @@ export class Scripts {
     return decodeListPage(await this.#run('listPage', keys, args));
   }
 
-  /** KEYS: task, outbox, carrier lease. ARGV: channel, message, max entries, task id. */
-  async appendOutbox(keys: [string, string, string], args: [string, string, number, string]) {
+  /** KEYS: task, outbox, carrier lease, outbox channel, session feed, session channel. ARGV: message, max, task id. */
+  async appendOutbox(keys: [string, string, string, string, string, string], args: [string, number, string]) {
     return decodeAppendOutbox(await this.#run('appendOutbox', keys, args));
   }
 
-  /** KEYS: input request. ARGV: channel, owner id, answer JSON. */
-  async answerInput(keys: [string], args: [string, string, string]) {
+  /** KEYS: input request, its channel. ARGV: owner id, answer JSON. */
+  async answerInput(keys: [string, string], args: [string, string]) {
     return decodeAnswerInput(await this.#run('answerInput', keys, args));
   }
 
@@ -221,8 +237,11 @@ export class Scripts {
     return decodeLease(await this.#run('lease', keys, args));
   }
 
-  /** KEYS: carrier lease, connection lease, task. ARGV: op, stream id, connection id, lease ms, task id. */
-  async carrierLease(keys: [string, string, string], args: [string, string, string, number, string]) {
+  /**
+   * KEYS: carrier lease, connection lease, task, session feed, session channel. ARGV: op, stream id,
+   * connection id, lease ms, task id.
+   */
+  async carrierLease(keys: [string, string, string, string, string], args: [string, string, string, number, string]) {
     return decodeCarrierLease(await this.#run('carrierLease', keys, args));
   }
 }

@@ -1,26 +1,27 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { Redis } from 'ioredis';
+import { Cluster, type Redis } from 'ioredis';
+import { isClusterConnection } from './connection.js';
 
 const commandsDir = new URL('../commands/', import.meta.url);
 
 /** Every Lua script of `commands/`, with its number of keys (the `-N` of its file name). */
 export const SCRIPT_KEY_COUNTS = {
   createTask: 3,
-  startTask: 1,
-  requireInput: 1,
-  resumeTask: 1,
-  setStatusMessage: 1,
-  finishTask: 2,
-  cancelTask: 2,
+  startTask: 4,
+  requireInput: 4,
+  resumeTask: 4,
+  setStatusMessage: 4,
+  finishTask: 5,
+  cancelTask: 5,
   listPage: 1,
-  appendOutbox: 3,
-  answerInput: 1,
+  appendOutbox: 6,
+  answerInput: 2,
   streamLease: 2,
   appendEvent: 3,
   relayEvent: 5,
   lease: 1,
-  carrierLease: 3,
+  carrierLease: 5,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPT_KEY_COUNTS;
@@ -28,8 +29,17 @@ export type ScriptName = keyof typeof SCRIPT_KEY_COUNTS;
 /** A script's raw reply: a code and, on success, the task snapshot as JSON. */
 export type ScriptReply = [code: number, detail?: string];
 
-/** Reads `name-N.lua` and inlines its `--- @include "includes/x"` lines (each file once). */
-export function loadScriptSource(name: ScriptName): string {
+/**
+ * How a script publishes on the channels of one slot (a task's, a session's, a request's): sharded pub/sub
+ * on a cluster (SPUBLISH: only the slot's shard carries the message), classic PUBLISH on a single server.
+ */
+export type PublishMode = 'sharded' | 'classic';
+
+/**
+ * Reads `name-N.lua`, inlines its `--- @include "includes/x"` lines (each file once) and defines
+ * `SHARD_PUBLISH`, the command its shard-channel publishes use (see PublishMode).
+ */
+export function loadScriptSource(name: ScriptName, mode: PublishMode = 'classic'): string {
   const file = `${name}-${SCRIPT_KEY_COUNTS[name]}.lua`;
   const seen = new Set<string>();
   const expand = (path: string): string =>
@@ -38,19 +48,25 @@ export function loadScriptSource(name: ScriptName): string {
       seen.add(include);
       return expand(`${include}.lua`);
     });
-  return expand(file);
+  const publish = mode === 'sharded' ? 'SPUBLISH' : 'PUBLISH';
+  return `local SHARD_PUBLISH = '${publish}'\n${expand(file)}`;
 }
 
-const sources = new Map<ScriptName, string>();
+const sources = new Map<string, string>();
 const registered = new WeakSet<Redis>();
 
-function sourceOf(name: ScriptName): string {
-  let lua = sources.get(name);
+function sourceOf(name: ScriptName, mode: PublishMode): string {
+  let lua = sources.get(`${mode}:${name}`);
   if (lua === undefined) {
-    lua = loadScriptSource(name);
-    sources.set(name, lua);
+    lua = loadScriptSource(name, mode);
+    sources.set(`${mode}:${name}`, lua);
   }
   return lua;
+}
+
+/** Sharded on a cluster connection, classic on any other. */
+export function publishMode(redis: Redis): PublishMode {
+  return isClusterConnection(redis) ? 'sharded' : 'classic';
 }
 
 /**
@@ -59,11 +75,18 @@ function sourceOf(name: ScriptName): string {
  * them. One round trip when all are there. Rejects when Redis cannot be reached or refuses a script.
  */
 export async function ensureScriptsLoaded(redis: Redis): Promise<void> {
+  // Each node of a cluster has its own script cache: every master must have them.
+  const cluster: unknown = redis;
+  const servers = cluster instanceof Cluster ? cluster.nodes('master') : [redis];
+  if (servers.length === 0) throw new Error('no Redis Cluster master is reachable');
+  const mode = publishMode(redis);
   const names = Object.keys(SCRIPT_KEY_COUNTS) as ScriptName[];
-  const shas = names.map((name) => createHash('sha1').update(sourceOf(name)).digest('hex'));
-  const present = (await redis.script('EXISTS', ...shas)) as number[];
-  const missing = names.filter((_name, i) => present[i] !== 1);
-  for (const name of missing) await redis.script('LOAD', sourceOf(name));
+  const shas = names.map((name) => createHash('sha1').update(sourceOf(name, mode)).digest('hex'));
+  for (const server of servers) {
+    const present = (await server.script('EXISTS', ...shas)) as number[];
+    const missing = names.filter((_name, i) => present[i] !== 1);
+    for (const name of missing) await server.script('LOAD', sourceOf(name, mode));
+  }
 }
 
 /**
@@ -74,8 +97,9 @@ export function scriptRunner(
   redis: Redis,
 ): (name: ScriptName, keys: string[], args: (string | number)[]) => Promise<unknown> {
   if (!registered.has(redis)) {
+    const mode = publishMode(redis);
     for (const name of Object.keys(SCRIPT_KEY_COUNTS) as ScriptName[]) {
-      redis.defineCommand(`taskgate_${name}`, { numberOfKeys: SCRIPT_KEY_COUNTS[name], lua: sourceOf(name) });
+      redis.defineCommand(`taskgate_${name}`, { numberOfKeys: SCRIPT_KEY_COUNTS[name], lua: sourceOf(name, mode) });
     }
     registered.add(redis);
   }

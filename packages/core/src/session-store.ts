@@ -1,18 +1,24 @@
 import { randomBytes } from 'node:crypto';
 import { type LoggingLevel, LoggingLevelSchema } from '@taskgate/protocol';
 import type { Redis } from 'ioredis';
+import { shardPublishCommand } from './connection.js';
 import { TaskgateError } from './errors.js';
+import { randomSlotTag } from './ids.js';
 import { Keys } from './keys.js';
 import { Scripts } from './script-replies.js';
 
-/** A new MCP session id: 256 random bits, base64url (visible ASCII only, as Streamable HTTP requires). */
-export function newSessionId(): string {
-  return randomBytes(32).toString('base64url');
+/**
+ * A new MCP session id: the slot tag of its owner (the principal's, or a random one when auth is off), a dot,
+ * 256 random bits, base64url (visible ASCII only, as Streamable HTTP requires).
+ */
+export function newSessionId(principal?: string): string {
+  const tag = principal === undefined ? randomSlotTag() : Keys.slotTag(principal);
+  return `${tag}.${randomBytes(32).toString('base64url')}`;
 }
 
 /** True when a header value could be a session id we issued (cheap rejection before Redis). */
 export function isSessionIdShape(value: string): boolean {
-  return /^[A-Za-z0-9_-]{32,128}$/.test(value);
+  return /^[A-Za-z0-9_-]{4}\.[A-Za-z0-9_-]{43}$/.test(value);
 }
 
 /** One MCP session as Redis holds it. */
@@ -76,7 +82,7 @@ export class SessionStore {
   /** Stores a new session and returns it. */
   async create(input: CreateSessionInput): Promise<SessionRecord> {
     const record: SessionRecord = {
-      sessionId: newSessionId(),
+      sessionId: newSessionId(input.principal),
       ...(input.principal !== undefined && { principalId: Keys.digest(input.principal) }),
       protocolVersion: input.protocolVersion,
       clientCapabilities: input.clientCapabilities,
@@ -153,14 +159,14 @@ export class SessionStore {
       .del(this.#keys.session(sessionId))
       .del(this.#keys.sessionStream(sessionId))
       .del(this.#keys.sessionFeed(sessionId))
-      .publish(this.#keys.sessionChannel(sessionId), SESSION_ENDED)
+      [shardPublishCommand(this.#redis)](this.#keys.sessionChannel(sessionId), SESSION_ENDED)
       .exec();
     return replies?.[0]?.[1] === 1;
   }
 
   /** Tells the session's channel that its GET stream was resumed, so a stale connection elsewhere stops at once. */
   async announceStreamResumed(sessionId: string): Promise<void> {
-    await this.#redis.publish(this.#keys.sessionChannel(sessionId), STREAM_RESUMED);
+    await this.#redis[shardPublishCommand(this.#redis)](this.#keys.sessionChannel(sessionId), STREAM_RESUMED);
   }
 
   /** Claims the session's GET-stream lease for `streamId` (refused while another stream holds it). */

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { Keys } from './keys.js';
 import type { OutboxEntry, OutboxMessage } from './outbox.js';
 import { Scripts } from './script-replies.js';
+import { TaskSessionKeys } from './task-session-keys.js';
 
 /** What claiming or refreshing a carrier lease found. */
 export type CarrierResult = 'ok' | 'taken' | 'fenced';
@@ -34,11 +35,13 @@ export class TaskDelivery {
   readonly #redis: Redis;
   readonly #keys: Keys;
   readonly #scripts: Scripts;
+  readonly #sessionKeys: TaskSessionKeys;
 
   constructor(options: TaskDeliveryOptions) {
     this.#redis = options.redis;
     this.#keys = options.keys ?? new Keys();
     this.#scripts = new Scripts(options.redis);
+    this.#sessionKeys = new TaskSessionKeys(options.redis, this.#keys);
   }
 
   /** Makes `streamId` the carrier of the task's outbox, unless another stream is. */
@@ -138,12 +141,12 @@ export class TaskDelivery {
     connectionId: string,
     leaseMs: number,
   ): Promise<CarrierResult> {
-    const keys: [string, string, string] = [
-      this.#keys.taskCarrier(taskId),
-      this.#keys.sseConnection(streamId),
-      this.#keys.task(taskId),
-    ];
-    const reply = await this.#scripts.carrierLease(keys, [op, streamId, connectionId, leaseMs, taskId]);
+    const reply = await this.#sessionKeys.run(taskId, ([feed, channel]) =>
+      this.#scripts.carrierLease(
+        [this.#keys.taskCarrier(taskId), this.#keys.sseConnection(streamId), this.#keys.task(taskId), feed, channel],
+        [op, streamId, connectionId, leaseMs, taskId],
+      ),
+    );
     return reply.kind === 'not_held' ? 'taken' : reply.kind;
   }
 }

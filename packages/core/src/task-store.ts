@@ -1,4 +1,4 @@
-import type { Task, TaskStatus } from '@taskgate/protocol';
+import { isTerminalStatus, type Task, type TaskStatus } from '@taskgate/protocol';
 import type { Redis } from 'ioredis';
 import { cannotCancelTerminal, TaskgateError, taskExpired, taskLimitExceeded, taskNotFound } from './errors.js';
 import { isTaskIdShape, newTaskId } from './ids.js';
@@ -14,6 +14,7 @@ import {
   type TaskRecord,
   toTask,
 } from './task-record.js';
+import { TaskSessionKeys } from './task-session-keys.js';
 
 export interface TaskStoreOptions {
   /** Connection for commands and scripts (never one in subscriber mode). */
@@ -119,6 +120,7 @@ export class TaskStore {
   readonly #scripts: Scripts;
   readonly #cursors: ListCursorCodec;
   readonly #observer: TaskObserver;
+  readonly #sessionKeys: TaskSessionKeys;
 
   constructor(options: TaskStoreOptions) {
     this.#observer = options.observer ?? {};
@@ -126,12 +128,18 @@ export class TaskStore {
     this.keys = options.keys ?? new Keys();
     this.limits = resolveTaskLimits(options.limits);
     this.#scripts = new Scripts(options.redis);
+    this.#sessionKeys = new TaskSessionKeys(options.redis, this.keys);
     this.#cursors = new ListCursorCodec(options.cursorSecret, this.limits.cursorTtlMs);
   }
 
   /** Creates a task in status `working` (CRT-4) with a granted ttl (TTL-1), or throws when the owner is at its limit. */
   async create(input: CreateTaskInput): Promise<StoredTask> {
     const ownerId = Keys.ownerId(input.owner);
+    const tag = Keys.tagOf(ownerId);
+    if (input.session !== undefined && Keys.slotTag(input.session) !== tag) {
+      // A session lives in its owner's slot (its id carries the tag): anything else is a broker bug.
+      throw new TaskgateError('INVALID_CONFIG', 'the session does not belong to the owner creating the task');
+    }
     const ttl = grantTtl(this.limits, input.requestedTtlMs);
     const kind = input.kind ?? 'task';
     const extra = {
@@ -144,7 +152,7 @@ export class TaskStore {
       }),
       ...(input.progressToken !== undefined && { progressToken: JSON.stringify(input.progressToken) }),
     };
-    const taskId = newTaskId();
+    const taskId = newTaskId(tag);
     const reply = await this.#scripts.createTask(
       [this.keys.task(taskId), this.keys.ownerTasks(ownerId), this.keys.ownerActive(ownerId)],
       [
@@ -158,6 +166,9 @@ export class TaskStore {
       ],
     );
     if (reply.kind === 'limit') throw taskLimitExceeded(this.limits.maxActivePerOwner);
+    if (reply.kind === 'created') {
+      this.#sessionKeys.remember(taskId, input.session === undefined ? undefined : Keys.digest(input.session));
+    }
     if (reply.kind === 'exists') {
       throw new TaskgateError('TASK_ID_COLLISION', 'a freshly generated task id already exists');
     }
@@ -182,21 +193,27 @@ export class TaskStore {
 
   /** A task record by id with no owner check, for workers and the broker itself. */
   async read(taskId: string): Promise<StoredTask | undefined> {
-    return recordFromValues(taskId, await this.#redis.hmget(this.keys.task(taskId), ...RECORD_FIELDS));
+    return this.#learn(recordFromValues(taskId, await this.#redis.hmget(this.keys.task(taskId), ...RECORD_FIELDS)));
+  }
+
+  /** Remembers a live task's session keys from its record (its next transition needs them). */
+  #learn<T extends StoredTask | undefined>(task: T): T {
+    if (task !== undefined && !isTerminalStatus(task.status)) this.#sessionKeys.remember(task.taskId, task.session);
+    return task;
   }
 
   /**
-   * The status of many tasks in one pipelined round trip (one HGET each), for safety re-reads: `null` for a
-   * task that does not exist (expired), `undefined` where its read failed.
+   * The status of many tasks (one HGET each, all sent at once), for safety re-reads: `null` for a task that
+   * does not exist (expired), `undefined` where its read failed. Not a pipeline: on a cluster the tasks of
+   * many owners live in many slots, and a pipeline must stay in one.
    */
   async statuses(taskIds: readonly string[]): Promise<(TaskStatus | null | undefined)[]> {
-    const pipeline = this.#redis.pipeline();
-    for (const taskId of taskIds) pipeline.hget(this.keys.task(taskId), 'status');
-    const replies = (await pipeline.exec()) ?? [];
-    return taskIds.map((_taskId, i) => {
-      const [error, status] = replies[i] ?? [new Error('no reply')];
-      if (error !== null) return undefined;
-      return typeof status === 'string' ? (status as TaskStatus) : null;
+    const replies = await Promise.allSettled(
+      taskIds.map((taskId) => this.#redis.hget(this.keys.task(taskId), 'status')),
+    );
+    return replies.map((reply) => {
+      if (reply.status === 'rejected') return undefined;
+      return typeof reply.value === 'string' ? (reply.value as TaskStatus) : null;
     });
   }
 
@@ -218,7 +235,7 @@ export class TaskStore {
     if (!isTaskIdShape(taskId)) throw taskNotFound();
     const values = await this.#redis.hmget(this.keys.task(taskId), ...fields);
     const task = recordFromValues(taskId, values);
-    if (task !== undefined && task.ownerId === ownerId) return { task, values };
+    if (task !== undefined && task.ownerId === ownerId) return { task: this.#learn(task), values };
     if (task === undefined) {
       const expiry = await this.#redis.zscore(this.keys.ownerTasks(ownerId), taskId);
       if (expiry !== null) throw taskExpired();
@@ -268,7 +285,7 @@ export class TaskStore {
     const ownerId = Keys.ownerId(owner);
     if (!isTaskIdShape(taskId)) throw taskNotFound();
     const result = await this.#finished(
-      this.#transition('cancelTask', { taskId, ownerId }, [ownerId, statusMessage, this.keys.cancelledChannel()], true),
+      this.#transition('cancelTask', { taskId, ownerId }, [ownerId, statusMessage, this.keys.cancelledChannel()]),
     );
     if (result.ok) return toTask(result.task);
     if (result.reason === 'terminal') throw cannotCancelTerminal(result.status);
@@ -279,7 +296,7 @@ export class TaskStore {
 
   /** Cancels a task on the broker's own behalf (a dropped direct call, an expired job). */
   cancelAsBroker(ref: TaskRef, statusMessage: string): Promise<TransitionResult> {
-    return this.#finished(this.#transition('cancelTask', ref, ['', statusMessage, this.keys.cancelledChannel()], true));
+    return this.#finished(this.#transition('cancelTask', ref, ['', statusMessage, this.keys.cancelledChannel()]));
   }
 
   /** A worker took the task's job: refused when the task is already terminal or gone (the job does nothing). */
@@ -312,7 +329,7 @@ export class TaskStore {
     const failed = 'error' in outcome || outcome.result.isError === true;
     const message = statusMessage ?? (failed ? diagnosticMessage(outcome) : '');
     return this.#finished(
-      this.#transition('finishTask', ref, [failed ? 'failed' : 'completed', JSON.stringify(outcome), message], true),
+      this.#transition('finishTask', ref, [failed ? 'failed' : 'completed', JSON.stringify(outcome), message]),
     );
   }
 
@@ -334,11 +351,16 @@ export class TaskStore {
     name: 'startTask' | 'requireInput' | 'resumeTask' | 'setStatusMessage' | 'finishTask' | 'cancelTask',
     ref: TaskRef,
     args: (string | number)[],
-    touchesActive = false,
   ): Promise<TransitionResult> {
-    const keys = [this.keys.task(ref.taskId)];
-    if (touchesActive) keys.push(this.keys.ownerActive(ref.ownerId));
-    const reply = await this.#scripts.transition(name, keys, [ref.taskId, this.keys.taskChannel(ref.taskId), ...args]);
+    const { taskId } = ref;
+    const reply = await this.#sessionKeys.run(taskId, (session) => {
+      const keys = [this.keys.task(taskId), this.keys.taskChannel(taskId), ...session];
+      // Finishing and cancelling also take the task off its owner's active set.
+      if (name === 'finishTask' || name === 'cancelTask') keys.push(this.keys.ownerActive(ref.ownerId));
+      return this.#scripts.transition(name, keys, [taskId, ...args]);
+    });
+    const ended = reply.kind === 'changed' && (name === 'finishTask' || name === 'cancelTask');
+    if (ended || reply.kind === 'terminal' || reply.kind === 'not_found') this.#sessionKeys.forget(taskId);
     switch (reply.kind) {
       case 'changed':
         return { ok: true, task: this.#snapshot(reply.snapshot) };

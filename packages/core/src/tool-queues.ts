@@ -63,7 +63,7 @@ export class ToolQueues {
   queue(name: string): Queue {
     let queue = this.#queues.get(name);
     if (queue === undefined) {
-      queue = new Queue(name, { connection: this.#connection, prefix: this.#keys.bullPrefix() });
+      queue = new Queue(name, { connection: this.#connection, prefix: this.#keys.bullPrefix(name) });
       this.#queues.set(name, queue);
     }
     return queue;

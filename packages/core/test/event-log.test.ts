@@ -1,7 +1,10 @@
 import { useRedis } from '@taskgate/test-harness';
 import { describe, expect, it } from 'vitest';
-import { EventLog, Keys, SessionFeed, TaskDelivery, TaskOutbox } from '../src/index.js';
+import { EventLog, Keys, newSessionId, SessionFeed, TaskDelivery, TaskOutbox } from '../src/index.js';
 import { makeStore } from './support.js';
+
+/** The session the streams of these tests belong to (its id gives them their slot tag). */
+const SESSION = newSessionId();
 
 describe('SSE event logs, task delivery and session feeds', () => {
   const redis = useRedis();
@@ -22,7 +25,7 @@ describe('SSE event logs, task delivery and session feeds', () => {
 
   it('numbers events in order and lets only the connection that holds the stream append', async () => {
     const { log } = setup();
-    const streamId = EventLog.newStreamId();
+    const streamId = EventLog.newStreamId(SESSION);
     await log.create({ streamId, kind: 'session', session: 'digest' }, 'conn-a', 10_000);
     const first = await log.append(streamId, 'conn-a', '');
     const second = await log.append(streamId, 'conn-a', '{"n":2}', { feed: '5-0' });
@@ -56,7 +59,7 @@ describe('SSE event logs, task delivery and session feeds', () => {
 
   it('names feed positions in session-stream ids, stores them with logged events, and refuses malformed ids', async () => {
     const { log, conn, keys } = setup();
-    const streamId = EventLog.newStreamId();
+    const streamId = EventLog.newStreamId(SESSION);
     expect(EventLog.eventId(streamId, '0-0', '17-3')).toBe(`${streamId}_0-0_17-3`);
     expect(EventLog.parseEventId(`${streamId}_0-0_17-3`)).toEqual({ streamId, entryId: '0-0', feedEntryId: '17-3' });
     expect(EventLog.parseEventId(`${streamId}_5-1`)).toEqual({ streamId, entryId: '5-1' });
@@ -104,7 +107,7 @@ describe('SSE event logs, task delivery and session feeds', () => {
 
   it('tells a resumption when events after its position were trimmed away', async () => {
     const { log } = setup(10);
-    const streamId = EventLog.newStreamId();
+    const streamId = EventLog.newStreamId(SESSION);
     await log.create({ streamId, kind: 'direct', session: 'd', taskId: 't', rpcId: 7 }, 'c', 10_000);
     // Sent together: one connection runs them in order. MAXLEN ~ trims whole nodes of 100 entries.
     const appended = await Promise.all(Array.from({ length: 300 }, (_v, i) => log.append(streamId, 'c', `{"i":${i}}`)));
@@ -118,9 +121,9 @@ describe('SSE event logs, task delivery and session feeds', () => {
 
   it('relays each outbox entry once across streams: the carrier while it holds the lease, else the GET stream', async () => {
     const { log, delivery, outbox, feed, store, keys, conn } = setup();
-    const session = `session-${redis.prefix}`;
-    const task = await store.create({ owner: 'alice', session });
-    const [getStream, resultStream] = [EventLog.newStreamId(), EventLog.newStreamId()];
+    const session = newSessionId();
+    const task = await store.create({ owner: session, session });
+    const [getStream, resultStream] = [EventLog.newStreamId(session), EventLog.newStreamId(session)];
     await log.create({ streamId: getStream, kind: 'session', session: 'd' }, 'g', 10_000);
     await log.create(
       { streamId: resultStream, kind: 'result', session: 'd', taskId: task.taskId, rpcId: 1 },

@@ -16,15 +16,17 @@ describe('task ids', () => {
     let longestShared = 0;
     let previous = '';
     for (let n = 0; n < COUNT; n++) {
-      const id = newTaskId();
-      seen.add(id);
+      const tagged = newTaskId('tag0');
+      seen.add(tagged);
+      // The owner's slot tag, then the random part.
+      const id = tagged.slice(4);
       const bytes = Buffer.from(id, 'base64url');
       if (n < 1000) {
-        // Shape: 24 base64url characters that decode to 18 bytes (144 bits ≥ 128).
-        expect(id).toMatch(/^[A-Za-z0-9_-]{24}$/);
+        // Shape: the tag, then 24 base64url characters that decode to 18 bytes (144 bits ≥ 128).
+        expect(tagged).toMatch(/^tag0[A-Za-z0-9_-]{24}$/);
         expect(bytes.length).toBe(18);
         expect(bytes.toString('base64url')).toBe(id);
-        expect(isTaskIdShape(id)).toBe(true);
+        expect(isTaskIdShape(tagged)).toBe(true);
       }
       for (let i = 0; i < 18; i++) histogram[i * 256 + bytes[i]!]! += 1;
       let common = 0;

@@ -143,7 +143,7 @@ describe('task lifecycle under concurrent transitions', () => {
       published.set(channel, list);
     });
     // One pattern subscription, live before any task exists, sees every task channel of this prefix.
-    await subscriber.psubscribe(keys.taskChannel('*'));
+    await subscriber.psubscribe(`${keys.prefix}:*:ch:task:*`);
 
     /** Resolves once every message published before this call has reached the subscriber (Redis keeps order). */
     const drain = async (token: string): Promise<void> => {

@@ -16,7 +16,7 @@ describe('owner binding and unknown ids', () => {
     const store = makeStore(redis);
     const conn = redis.connect();
     const task = await store.create({ owner: 'alice', tool: 'secret-tool' });
-    const unknown = newTaskId();
+    const unknown = newTaskId('tag0');
     const before = await conn.hgetall(store.keys.task(task.taskId));
     for (const id of [task.taskId, unknown]) {
       expect(await rejection(store.get('mallory', id))).toEqual(NOT_FOUND);
@@ -60,7 +60,7 @@ describe('owner binding and unknown ids', () => {
     const conn = redis.connect();
     const real = await store.create({ owner: 'alice' });
     const ids = [
-      newTaskId(),
+      newTaskId('tag0'),
       '',
       'x',
       'not a task id',

@@ -61,8 +61,8 @@ describe('typed scripts on Redis', () => {
     const finish = (id: string, status: string) =>
       scripts.transition(
         'finishTask',
-        [keys.task(id), keys.ownerActive(owner)],
-        [id, keys.taskChannel(id), status, '{"result":{}}', ''],
+        [keys.task(id), keys.taskChannel(id), keys.task(id), keys.task(id), keys.ownerActive(owner)],
+        [id, status, '{"result":{}}', ''],
       );
     expect(await finish('t1', 'working')).toEqual({ kind: 'illegal', status: 'working' });
     expect((await finish('t1', 'completed')).kind).toBe('changed');
@@ -78,7 +78,7 @@ describe('typed scripts on Redis', () => {
     const { conn, keys, scripts } = setup();
     await conn.hset(keys.inputRequest('r1'), 'owner', 'alice', 'taskId', 't9', 'method', 'elicitation/create');
     const answer = (owner: string) =>
-      scripts.answerInput([keys.inputRequest('r1')], [keys.inputRequestChannel('r1'), owner, '{"result":{}}']);
+      scripts.answerInput([keys.inputRequest('r1'), keys.inputRequestChannel('r1')], [owner, '{"result":{}}']);
     expect(await answer('mallory')).toEqual({ kind: 'not_found' });
     expect(await answer('alice')).toEqual({ kind: 'recorded', taskId: 't9' });
     expect(await answer('alice')).toEqual({ kind: 'answered' });
@@ -101,7 +101,7 @@ describe('typed scripts on Redis', () => {
     await conn.set(keys.sseConnection('st2'), 'c2');
     const carrier = (op: string, stream: string, connection: string) =>
       scripts.carrierLease(
-        [keys.taskCarrier('t'), keys.sseConnection(stream), keys.task('t')],
+        [keys.taskCarrier('t'), keys.sseConnection(stream), keys.task('t'), keys.task('t'), keys.task('t')],
         [op, stream, connection, 10_000, 't'],
       );
     expect(await carrier('claim', 'st1', 'stale')).toEqual({ kind: 'fenced' });
@@ -134,8 +134,11 @@ describe('typed scripts on Redis', () => {
     expect(await relay('c', 'fallback', '5-0')).toEqual({ kind: 'relayed', entryId: expect.stringMatching(/^\d+-2$/) });
     expect(await relay('c', 'fallback', '5-0')).toEqual({ kind: 'stale' });
 
-    const outbox = [keys.task('none'), keys.taskOutbox('none'), keys.taskCarrier('none')] as [string, string, string];
-    expect(await scripts.appendOutbox(outbox, [keys.outboxChannel('none'), '{}', 10, 'none'])).toEqual({
+    const none = keys.task('none');
+    const outbox = [none, keys.taskOutbox('none'), keys.taskCarrier('none'), keys.outboxChannel('none'), none, none];
+    expect(
+      await scripts.appendOutbox(outbox as [string, string, string, string, string, string], ['{}', 10, 'none']),
+    ).toEqual({
       kind: 'not_found',
     });
   });

@@ -1,6 +1,6 @@
 import { useRedis } from '@taskgate/test-harness';
 import { describe, expect, it } from 'vitest';
-import { Keys, TaskStore } from '../src/index.js';
+import { Keys, newSessionId, TaskStore } from '../src/index.js';
 
 describe('TaskStore', () => {
   const redis = useRedis();
@@ -96,7 +96,8 @@ describe('TaskStore records', () => {
     const s = store();
     const conn = redis.connect();
     const subscriber = redis.connect();
-    const session = `secret-session-${redis.prefix}`;
+    // A session of alice's (its id carries her slot tag).
+    const session = newSessionId('alice');
     const seen: [string, string][] = [];
     subscriber.on('pmessage', (_p: string, channel: string, message: string) => seen.push([channel, message]));
     await subscriber.psubscribe(`${redis.prefix}:*`);

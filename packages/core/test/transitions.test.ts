@@ -166,7 +166,7 @@ describe('transition scripts', () => {
   it('transitions of an unknown task answer not_found and create nothing', async () => {
     const store = makeStore(redis);
     const conn = redis.connect();
-    const ref = { taskId: newTaskId(), ownerId: 'someone' };
+    const ref = { taskId: newTaskId('tag0'), ownerId: 'someone' };
     for (const [name, attempt] of attempts) {
       expect(await attempt(store, ref), name).toEqual({ ok: false, reason: 'not_found' });
     }
@@ -179,7 +179,7 @@ describe('transition scripts', () => {
     const subscriber = redis.connect();
     const messages: string[] = [];
     subscriber.on('pmessage', (_p: string, _c: string, m: string) => messages.push(m));
-    await subscriber.psubscribe(store.keys.taskChannel('*'));
+    await subscriber.psubscribe(`${store.keys.prefix}:*:ch:task:*`);
     const created = await store.create({ owner: 'alice' });
     expect(created.status).toBe('working');
     await sleep(2);

@@ -77,7 +77,7 @@ describe('a forked worker process: cancellation and progress', () => {
     const announcer = redis.connect();
     const announced: string[] = [];
     announcer.on('pmessage', (_pattern: string, _channel: string, id: string) => announced.push(id));
-    await announcer.psubscribe(gateway.keys.outboxChannel('*'));
+    await announcer.psubscribe(`${gateway.keys.prefix}:*:ch:outbox:*`);
     const taskId = await gateway.call('counter', { count: 100 });
     expect((await gateway.waitForEnd(taskId)).status).toBe('completed');
     expect(await gateway.outcome(taskId)).toEqual({ result: { content: [{ type: 'text', text: 'counted to 100' }] } });

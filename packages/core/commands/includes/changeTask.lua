@@ -2,18 +2,18 @@
 
 -- Publishes a loaded task's snapshot on its channel and, when the task has a session, appends it to the
 -- session's feed (what its GET stream relays, resumably) and publishes it on the session's channel.
-local function publishSnapshot(taskKey, task, channel, snapshot)
-  redis.call('PUBLISH', channel, snapshot)
+local function publishSnapshot(target, task, snapshot)
+  redis.call(SHARD_PUBLISH, target.channel, snapshot)
   if not task.feed then return end
-  appendFeedTo(task.feed, expiryOf(taskKey, task.expiresAt), 's', snapshot)
-  if task.notify then redis.call('PUBLISH', task.notify, snapshot) end
+  appendFeedTo(target.feed, expiryOf(target.key, task.expiresAt), 's', snapshot)
+  redis.call(SHARD_PUBLISH, target.notify, snapshot)
 end
 
--- Applies field changes to a live task loaded with `loadTask`. A change the client can see (status or status
--- message) bumps the version, stamps lastUpdatedAt and publishes the new snapshot (see publishSnapshot);
--- any other (a new attempt of a working task) only writes its fields. `now` (ms, optional) is the Redis time
--- the caller read already. Returns { OK, snapshot }.
-local function changeTask(taskKey, taskId, channel, task, fields, now)
+-- Applies field changes to a live task loaded with `loadTask` (`target`: its keys, see taskTarget). A change
+-- the client can see (status or status message) bumps the version, stamps lastUpdatedAt and publishes the new
+-- snapshot (see publishSnapshot); any other (a new attempt of a working task) only writes its fields. `now`
+-- (ms, optional) is the Redis time the caller read already. Returns { OK, snapshot }.
+local function changeTask(target, taskId, task, fields, now)
   local visible = (fields.status ~= nil and fields.status ~= task.status)
     or (fields.statusMessage ~= nil and fields.statusMessage ~= task.statusMessage)
   local args = {}
@@ -27,8 +27,8 @@ local function changeTask(taskKey, taskId, channel, task, fields, now)
     args[#args + 1] = value
     task[field] = value
   end
-  if #args > 0 then redis.call('HSET', taskKey, unpack(args)) end
+  if #args > 0 then redis.call('HSET', target.key, unpack(args)) end
   local snapshot = encodeSnapshot(taskId, task)
-  if visible then publishSnapshot(taskKey, task, channel, snapshot) end
+  if visible then publishSnapshot(target, task, snapshot) end
   return { OK, snapshot }
 end

@@ -13,6 +13,8 @@ local STALE = -8
 local NOT_HELD = -9
 -- the input request was answered already (the first answer wins)
 local ANSWERED = -10
+-- the session keys the caller passed are not the ones the task's record names
+local WRONG_SESSION_KEYS = -11
 
 local function isTerminal(status)
   return status == 'completed' or status == 'failed' or status == 'cancelled'

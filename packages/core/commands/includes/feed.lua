@@ -1,4 +1,5 @@
 --- @include "includes/expiry"
+--- @include "includes/target"
 
 -- Appends one entry to a session's feed and keeps the feed at least as long as the task (unix ms
 -- `expiresAt`) the entry is about.
@@ -13,12 +14,11 @@ local function expiryOf(taskKey, expiresAt)
   return tonumber(expiresAt) or redis.call('PEXPIRETIME', taskKey)
 end
 
--- Appends one entry to the feed of the session that created a task, when the task has one (direct calls
--- do not). Returns the session's channel, or nil.
--- The feed's name comes from the task hash (like the channel's): the one key scripts reach outside KEYS.
-local function appendFeed(taskKey, field, value)
-  local target = redis.call('HMGET', taskKey, 'feed', 'notify', 'expiresAt')
-  if not target[1] then return nil end
-  appendFeedTo(target[1], expiryOf(taskKey, target[3]), field, value)
-  return target[2]
+-- Appends one entry to the feed of the session that created a task (`target`: its keys, see taskTarget;
+-- `feed` and `expiresAt`: from its record), when it has one (direct calls do not), and announces
+-- `announcement` on the session's channel.
+local function appendFeed(target, feed, expiresAt, field, value, announcement)
+  if not feed then return end
+  appendFeedTo(target.feed, expiryOf(target.key, expiresAt), field, value)
+  redis.call(SHARD_PUBLISH, target.notify, announcement)
 end

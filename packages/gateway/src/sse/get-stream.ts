@@ -66,7 +66,7 @@ async function resumeTaskStream(
     res.writeHead(204).end();
     return;
   }
-  const ids = { streamId: state.streamId, connectionId: newStreamIds().connectionId };
+  const ids = { streamId: state.streamId, connectionId: EventLog.newConnectionId() };
   // The newest connection wins: a stale one (its client gone, unnoticed yet) can write nothing more.
   await services.events.takeConnection(ids.streamId, ids.connectionId, streamLeaseMs(services));
   const stream = connectStream(services, res, ids, state.kind, ctx.logger);

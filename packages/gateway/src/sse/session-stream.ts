@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import {
+  EventLog,
   errorMessage,
   type FeedEntry,
   Keys,
@@ -45,7 +46,7 @@ async function claimSessionLease(ctx: SessionContext, streamId: string): Promise
  */
 export async function openSessionStream(ctx: SessionContext, res: ServerResponse): Promise<void> {
   const { services } = ctx;
-  const ids = newStreamIds();
+  const ids = newStreamIds(ctx.session.sessionId);
   await claimSessionLease(ctx, ids.streamId);
   const head = await services.feed.head(ctx.session.sessionId);
   const state = { streamId: ids.streamId, kind: 'session' as const, session: Keys.digest(ctx.session.sessionId) };
@@ -77,7 +78,7 @@ export async function resumeSessionStream(
   const { sessionId } = ctx.session;
   const feed = from.feedEntryId ?? state.feedPosition ?? (await services.feed.head(sessionId));
   await claimSessionLease(ctx, state.streamId);
-  const ids = { streamId: state.streamId, connectionId: newStreamIds().connectionId };
+  const ids = { streamId: state.streamId, connectionId: EventLog.newConnectionId() };
   await services.events.takeConnection(ids.streamId, ids.connectionId, streamLeaseMs(services));
   await services.sessions.announceStreamResumed(sessionId);
   const stream = connectStream(services, res, ids, 'session', ctx.logger, { log: from.entryId, feed });

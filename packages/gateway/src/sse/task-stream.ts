@@ -33,7 +33,7 @@ export async function openTaskStream(
   target: TaskStreamTarget,
 ): Promise<void> {
   const { services } = ctx;
-  const ids = newStreamIds();
+  const ids = newStreamIds(ctx.session.sessionId);
   const state = {
     streamId: ids.streamId,
     kind: target.kind,

@@ -283,7 +283,7 @@ export class LoggedStream {
   }
 }
 
-/** A new stream id and connection id. */
-export function newStreamIds(): { streamId: string; connectionId: string } {
-  return { streamId: EventLog.newStreamId(), connectionId: EventLog.newConnectionId() };
+/** A new stream id of a session and a connection id. */
+export function newStreamIds(sessionId: string): { streamId: string; connectionId: string } {
+  return { streamId: EventLog.newStreamId(sessionId), connectionId: EventLog.newConnectionId() };
 }

@@ -17,7 +17,7 @@ export async function recordTaskChannels(fixture: RedisFixture, keys: Keys) {
     const snapshot = JSON.parse(message) as Snapshot;
     seen.set(snapshot.taskId, [...(seen.get(snapshot.taskId) ?? []), snapshot]);
   });
-  await subscriber.psubscribe(keys.taskChannel('*'));
+  await subscriber.psubscribe(`${keys.prefix}:*:ch:task:*`);
   return {
     /** Snapshots of one task, in publication order. */
     of: (taskId: string): Snapshot[] => seen.get(taskId) ?? [],

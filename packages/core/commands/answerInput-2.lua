@@ -4,10 +4,10 @@
 
   Input:
     KEYS[1] input request hash
+    KEYS[2] channel that announces the answer
 
-    ARGV[1] channel that announces the answer
-    ARGV[2] owner id of the answering session
-    ARGV[3] answer JSON: {"result": ...} or {"error": {...}}
+    ARGV[1] owner id of the answering session
+    ARGV[2] answer JSON: {"result": ...} or {"error": {...}}
 
   Output:
     { 0, taskId }       recorded
@@ -17,9 +17,9 @@
 --- @include "includes/codes"
 
 local request = redis.call('HMGET', KEYS[1], 'owner', 'answer', 'taskId')
-if not request[1] or request[1] ~= ARGV[2] then return { NOT_FOUND } end
+if not request[1] or request[1] ~= ARGV[1] then return { NOT_FOUND } end
 if request[2] then return { ANSWERED } end
 
-redis.call('HSET', KEYS[1], 'answer', ARGV[3])
-redis.call('PUBLISH', ARGV[1], ARGV[3])
+redis.call('HSET', KEYS[1], 'answer', ARGV[2])
+redis.call(SHARD_PUBLISH, KEYS[2], ARGV[2])
 return { OK, request[3] }

@@ -5,25 +5,30 @@
 
   Input:
     KEYS[1] task hash
+    KEYS[2] the task's channel
+    KEYS[3] feed of the task's session (the task hash when it has no session)
+    KEYS[4] channel of the task's session (the task hash when it has no session)
 
     ARGV[1] task id
-    ARGV[2] channel
-    ARGV[3] attempt number (1-based)
+    ARGV[2] attempt number (1-based)
 
   Output:
     { 0, snapshot }     started
     { -1 }              no such task (expired or never created)
     { -2, status }      the task is terminal: the job must do nothing
+    { -11 }             KEYS[3..4] are not the task's session keys
 ]]
 --- @include "includes/codes"
 --- @include "includes/now"
 --- @include "includes/snapshot"
 --- @include "includes/changeTask"
 
-local task = loadTask(KEYS[1])
+local target = taskTarget(1)
+local task = loadTask(target.key)
 if not task then return { NOT_FOUND } end
+if not sessionKeysMatch(target, task.feed, task.notify) then return { WRONG_SESSION_KEYS } end
 if isTerminal(task.status) then return { TERMINAL, task.status } end
 
 -- When the attempt started (Redis clock), for the queue-wait metric and the record.
 local now = nowMs()
-return changeTask(KEYS[1], ARGV[1], ARGV[2], task, { status = 'working', attempt = ARGV[3], startedAt = tostring(now) }, now)
+return changeTask(target, ARGV[1], task, { status = 'working', attempt = ARGV[2], startedAt = tostring(now) }, now)

@@ -8,27 +8,32 @@
     KEYS[1] task hash
     KEYS[2] task outbox (stream)
     KEYS[3] the task's carrier lease (string: id of the stream that carries the outbox)
+    KEYS[4] channel that announces new entries
+    KEYS[5] feed of the task's session (the task hash when it has no session)
+    KEYS[6] channel of the task's session (the task hash when it has no session)
 
-    ARGV[1] channel that announces new entries
-    ARGV[2] message JSON
-    ARGV[3] approximate maximum number of entries kept
-    ARGV[4] task id
+    ARGV[1] message JSON
+    ARGV[2] approximate maximum number of entries kept
+    ARGV[3] task id
 
   Output:
     { 0, entryId }      appended
     { -1 }              no such task
+    { -11 }             KEYS[5..6] are not the task's session keys
 ]]
 --- @include "includes/codes"
 --- @include "includes/feed"
 
 local expiresAt = redis.call('PEXPIRETIME', KEYS[1])
 if expiresAt < 0 then return { NOT_FOUND } end
+local target = { key = KEYS[1], feed = KEYS[5], notify = KEYS[6] }
+local record = redis.call('HMGET', KEYS[1], 'feed', 'notify', 'expiresAt')
+if not sessionKeysMatch(target, record[1], record[2]) then return { WRONG_SESSION_KEYS } end
 
-local id = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], '*', 'm', ARGV[2])
+local id = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', 'm', ARGV[1])
 redis.call('PEXPIREAT', KEYS[2], expiresAt)
-redis.call('PUBLISH', ARGV[1], id)
+redis.call(SHARD_PUBLISH, KEYS[4], id)
 if redis.call('EXISTS', KEYS[3]) == 0 then
-  local notify = appendFeed(KEYS[1], 'o', ARGV[4])
-  if notify then redis.call('PUBLISH', notify, cjson.encode({ outbox = ARGV[4] })) end
+  appendFeed(target, record[1], record[3], 'o', ARGV[3], cjson.encode({ outbox = ARGV[3] }))
 end
 return { OK, id }

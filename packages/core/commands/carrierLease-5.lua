@@ -9,6 +9,8 @@
     KEYS[1] the task's carrier lease (string: stream id)
     KEYS[2] the stream's connection lease (string: connection id)
     KEYS[3] task hash
+    KEYS[4] feed of the task's session (the task hash when it has no session)
+    KEYS[5] channel of the task's session (the task hash when it has no session)
 
     ARGV[1] 'claim' (free or ours), 'refresh' (ours; also extends the connection lease, KEYS[2], by the same
             length: a carrying stream's heartbeat is this one script) or 'release' (ours)
@@ -22,6 +24,7 @@
     { -9 }              another stream carries the task (claim, refresh), or none does (refresh, release);
                         a refresh extended the connection lease all the same
     { -6 }              the connection does not hold the stream
+    { -11 }             KEYS[4..5] are not the task's session keys (release)
 ]]
 --- @include "includes/codes"
 --- @include "includes/feed"
@@ -31,12 +34,13 @@ if ARGV[1] == 'refresh' then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
 local carrier = redis.call('GET', KEYS[1])
 if ARGV[1] == 'release' then
   if carrier ~= ARGV[2] then return { NOT_HELD } end
-  redis.call('DEL', KEYS[1])
-  local status = redis.call('HGET', KEYS[3], 'status')
-  if status and not isTerminal(status) then
-    local notify = appendFeed(KEYS[3], 'o', ARGV[5])
-    if notify then redis.call('PUBLISH', notify, cjson.encode({ outbox = ARGV[5] })) end
+  local record = redis.call('HMGET', KEYS[3], 'status', 'feed', 'notify', 'expiresAt')
+  if record[1] and not isTerminal(record[1]) then
+    local target = { key = KEYS[3], feed = KEYS[4], notify = KEYS[5] }
+    if not sessionKeysMatch(target, record[2], record[3]) then return { WRONG_SESSION_KEYS } end
+    appendFeed(target, record[2], record[4], 'o', ARGV[5], cjson.encode({ outbox = ARGV[5] }))
   end
+  redis.call('DEL', KEYS[1])
   return { OK }
 end
 if carrier and carrier ~= ARGV[2] then return { NOT_HELD } end

@@ -1,0 +1,39 @@
+--[[
+  working | input_required -> completed | failed, storing the exact outcome that tasks/result returns.
+  A task that is already terminal (cancelled, say) keeps its status and outcome.
+
+  Input:
+    KEYS[1] task hash
+    KEYS[2] the task's channel
+    KEYS[3] feed of the task's session (the task hash when it has no session)
+    KEYS[4] channel of the task's session (the task hash when it has no session)
+    KEYS[5] owner's non-terminal tasks (zset)
+
+    ARGV[1] task id
+    ARGV[2] 'completed' or 'failed'
+    ARGV[3] outcome JSON: {"result": ...} or {"error": {...}}
+    ARGV[4] status message ('' for none)
+
+  Output:
+    { 0, snapshot }     finished
+    { -1 }              no such task
+    { -2, status }      the task was terminal already
+    { -3, status }      ARGV[2] is not a finishing status
+    { -11 }             KEYS[3..4] are not the task's session keys
+]]
+--- @include "includes/codes"
+--- @include "includes/now"
+--- @include "includes/snapshot"
+--- @include "includes/changeTask"
+
+local target = taskTarget(1)
+local task = loadTask(target.key)
+if not task then return { NOT_FOUND } end
+if not sessionKeysMatch(target, task.feed, task.notify) then return { WRONG_SESSION_KEYS } end
+if isTerminal(task.status) then return { TERMINAL, task.status } end
+if ARGV[2] ~= 'completed' and ARGV[2] ~= 'failed' then return { ILLEGAL_TRANSITION, task.status } end
+
+redis.call('ZREM', KEYS[5], ARGV[1])
+local fields = { status = ARGV[2], outcome = ARGV[3] }
+if ARGV[4] ~= '' then fields.statusMessage = ARGV[4] end
+return changeTask(target, ARGV[1], task, fields)

@@ -1,0 +1,30 @@
+--[[
+  Replaces the status message of a live task without changing its status.
+
+  Input:
+    KEYS[1] task hash
+    KEYS[2] the task's channel
+    KEYS[3] feed of the task's session (the task hash when it has no session)
+    KEYS[4] channel of the task's session (the task hash when it has no session)
+
+    ARGV[1] task id
+    ARGV[2] status message
+
+  Output:
+    { 0, snapshot }     changed
+    { -1 }              no such task
+    { -2, status }      the task is terminal
+    { -11 }             KEYS[3..4] are not the task's session keys
+]]
+--- @include "includes/codes"
+--- @include "includes/now"
+--- @include "includes/snapshot"
+--- @include "includes/changeTask"
+
+local target = taskTarget(1)
+local task = loadTask(target.key)
+if not task then return { NOT_FOUND } end
+if not sessionKeysMatch(target, task.feed, task.notify) then return { WRONG_SESSION_KEYS } end
+if isTerminal(task.status) then return { TERMINAL, task.status } end
+
+return changeTask(target, ARGV[1], task, { statusMessage = ARGV[2] })
