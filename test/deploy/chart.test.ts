@@ -302,7 +302,7 @@ describe('helm/taskgate: pods', () => {
     const scaled = one(objects, 'ScaledObject', 'taskgate-worker');
     expect(scaled.spec.scaleTargetRef.name).toBe('taskgate-worker');
     const lists = scaled.spec.triggers.map((trigger: K8sObject) => trigger.metadata.listName);
-    expect(lists).toContain('tgfull:bull:tool.echo:wait');
+    expect(lists).toContain('tgfull:bull:{tool.echo}:tool.echo:wait');
     expect(lists).toHaveLength(7);
     expect(one(objects, 'Deployment', 'taskgate-worker').spec.replicas).toBeUndefined();
   });

@@ -204,7 +204,7 @@ describe('many gateway pods behind a load balancer without stickiness', () => {
       });
       const direct = async (): Promise<string[]> => {
         const found: string[] = [];
-        for (const key of await redis.keys(`${keys.prefix}:task:*`)) {
+        for (const key of await redis.keys(`${keys.prefix}:*:task:*`)) {
           if (key.endsWith(':outbox')) continue;
           const [kind, status, attempt] = await redis.hmget(key, 'kind', 'status', 'attempt');
           if (kind === 'direct' && attempt === '1') found.push(status ?? '');

@@ -82,7 +82,7 @@ describe('taskgate call as a requestor', () => {
       const { url } = await gateway.listen(0, '127.0.0.1');
       const { code, output } = await call(['--url', url, '--task', 'sleep', '{"ms":50}']);
       expect(code).toBe(0);
-      expect(output).toMatch(/task [A-Za-z0-9_-]{24} created/);
+      expect(output).toMatch(/task [A-Za-z0-9_-]{28} created/);
       expect(output).toContain('slept 50 ms');
       expect(output).not.toMatch(/does not support tasks/);
     } finally {

@@ -255,7 +255,7 @@ describe('resources, prompts and completions served by workers', () => {
       code: -32603,
       message: 'MCP error -32603: No worker answered resources/read within 300 ms; try again later.',
     });
-    const records = (await stack.redis.keys(`${stack.keys.prefix}:task:*`)).filter((key) => !key.includes(':outbox'));
+    const records = (await stack.redis.keys(`${stack.keys.prefix}:*:task:*`)).filter((key) => !key.includes(':outbox'));
     expect(records).toHaveLength(1);
     expect(await stack.redis.hmget(records[0] as string, 'kind', 'status')).toEqual(['direct', 'cancelled']);
     const queues = new ToolQueues({ connection: stack.redis, keys: stack.keys });

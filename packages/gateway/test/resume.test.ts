@@ -56,7 +56,7 @@ describe('resumable SSE streams', () => {
     expect(mineStream.status).toBe(200);
     const text = new TextDecoder().decode((await mineStream.body?.getReader().read())?.value);
     const [ownId] = eventIds(text);
-    expect(ownId?.slice(0, 22)).not.toBe(theirId.slice(0, 22));
+    expect(ownId?.slice(0, 26)).not.toBe(theirId.slice(0, 26));
     fresh.abort();
   });
 
@@ -65,7 +65,7 @@ describe('resumable SSE streams', () => {
     const sessionId = await rawInitialize(stack.url);
     const call = await rawCall(stack.url, sessionId, 'tools/call', { name: 'chatty', arguments: { steps: 1 } });
     const [priming = ''] = eventIds(call.text);
-    const streamId = priming.slice(0, 22);
+    const streamId = priming.slice(0, 26);
     const controller = new AbortController();
     const get = await fetch(stack.url, { headers: getHeaders(sessionId), signal: controller.signal });
     const getId = eventIds(new TextDecoder().decode((await get.body?.getReader().read())?.value))[0] as string;
@@ -76,7 +76,7 @@ describe('resumable SSE streams', () => {
       `${getId}_x-1`,
       `${getId}_1-1_2-2`,
       `${getId} 1-1`,
-      `${getId.slice(0, 22)}__1-1`,
+      `${getId.slice(0, 26)}__1-1`,
       `${getId.slice(1)}_1-1`,
       `${getId}_${'9'.repeat(21)}-1`,
     ]) {
@@ -90,7 +90,7 @@ describe('resumable SSE streams', () => {
     expect((feedForm.json() as { error: { message: string } }).error.message).toBe(
       'Bad Request: Last-Event-ID is not an event id of this stream',
     );
-    expect(streamId).not.toBe(getId.slice(0, 22));
+    expect(streamId).not.toBe(getId.slice(0, 26));
   });
 
   it('keeps an idle stream alive with comment heartbeats, and refreshes its connection lease', async () => {
@@ -101,7 +101,7 @@ describe('resumable SSE streams', () => {
     const reader = response.body?.getReader();
     let text = '';
     while (!text.includes(': keep-alive\n\n')) text += new TextDecoder().decode((await reader?.read())?.value);
-    const streamId = eventIds(text)[0]?.slice(0, 22) as string;
+    const streamId = eventIds(text)[0]?.slice(0, 26) as string;
     await sleepMs(400);
     // The lease (3 heartbeats = 300 ms) outlived 400 ms: the heartbeats refreshed it.
     expect(await stack.redis.exists(stack.keys.sseConnection(streamId))).toBe(1);

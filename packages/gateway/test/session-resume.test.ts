@@ -201,7 +201,7 @@ describe('resumable session GET streams', () => {
     const reader = await open(stack, sessionId);
     await reader.until(1, 'the priming event');
     const priming = reader.events[0]?.id as string;
-    const streamId = priming.slice(0, 22);
+    const streamId = priming.slice(0, 26);
     const logKey = stack.keys.sseStream(streamId);
     const head = (await stack.redis.xrevrange(stack.keys.sessionFeed(sessionId), '+', '-', 'COUNT', 1))[0]?.[0];
     expect(await stack.redis.xlen(logKey)).toBe(1);
@@ -265,14 +265,14 @@ describe('resumable session GET streams', () => {
     await reader.until(2, 'a status notification');
     // Far beyond the retention without a logged event: the stream's heartbeats kept its state and log.
     await sleepMs(1500);
-    const streamId = (reader.events[0]?.id ?? '').slice(0, 22);
+    const streamId = (reader.events[0]?.id ?? '').slice(0, 26);
     expect(await stack.redis.exists(stack.keys.sseState(streamId))).toBe(1);
     await reader.kill();
     await tasks.status(task, 'missed');
     const resumed = await open(stack, sessionId, reader.events.at(-1)?.id);
     await resumed.until(1, 'the missed notification');
     expect((resumed.messages() as Message[]).map(described)).toEqual(['status missed']);
-    expect(resumed.events[0]?.id?.slice(0, 22)).toBe(streamId);
+    expect(resumed.events[0]?.id?.slice(0, 26)).toBe(streamId);
     expect(Keys.digest(sessionId)).toBe(await stack.redis.hget(stack.keys.sseState(streamId), 'session'));
   });
 });

@@ -40,7 +40,7 @@ describe('gateway lifecycle', () => {
     const closing = a.gateway.close();
     // The stream ends without a response, with an SSE retry hint: the client resumes it elsewhere (after the
     // priming event, which gave it an id to resume from: "before the stream's first event", not logged).
-    expect(await waiting.text()).toMatch(/^id: [A-Za-z0-9_-]{22}_0-0\nretry: 1000\ndata: \n\nretry: 1000\n\n$/);
+    expect(await waiting.text()).toMatch(/^id: [A-Za-z0-9_-]{26}_0-0\nretry: 1000\ndata: \n\nretry: 1000\n\n$/);
     await closing;
     expect(await a.redis.exists(a.keys.sessionStream(sessionId))).toBe(0);
     const result = await rawCall(b.url, sessionId, 'tasks/result', { taskId });

@@ -45,7 +45,7 @@ describe('tasks', () => {
     );
     expect(Object.keys(created)).toEqual(['task']);
     expect(created.task).toEqual({
-      taskId: expect.stringMatching(/^[A-Za-z0-9_-]{24}$/),
+      taskId: expect.stringMatching(/^[A-Za-z0-9_-]{28}$/),
       status: 'working',
       ttl: 120_000,
       createdAt: expect.stringMatching(ISO),
@@ -370,6 +370,6 @@ describe('tasks', () => {
     const refused = await rejection(createTask(client, 'sleep', { ms: 0 }));
     expect(refused.code).toBe(-32010);
     await client.experimental.tasks.cancelTask(first);
-    expect(await createTask(client, 'sleep', { ms: 0 })).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    expect(await createTask(client, 'sleep', { ms: 0 })).toMatch(/^[A-Za-z0-9_-]{28}$/);
   });
 });

@@ -25,7 +25,7 @@ async function rejection(promise: Promise<unknown>): Promise<{ code: number; mes
 
 /** The hidden records of direct calls in Redis, with their status. */
 async function directRecords(stack: Stack): Promise<{ taskId: string; status: string }[]> {
-  const keys = await stack.redis.keys(`${stack.keys.prefix}:task:*`);
+  const keys = await stack.redis.keys(`${stack.keys.prefix}:*:task:*`);
   const records = [];
   for (const key of keys.filter((k) => !k.endsWith(':outbox'))) {
     const [kind, status] = await stack.redis.hmget(key, 'kind', 'status');
@@ -164,7 +164,7 @@ describe('tools', () => {
         ),
       'the new schema',
     );
-    expect(await stack.redis.keys(`${stack.keys.prefix}:task:*`)).toHaveLength(1);
+    expect(await stack.redis.keys(`${stack.keys.prefix}:*:task:*`)).toHaveLength(1);
   });
 
   it('answers an unknown tool with -32602, and checks arguments before creating anything', async () => {
@@ -214,7 +214,7 @@ describe('tools', () => {
       ],
       isError: true,
     });
-    expect(await stack.redis.keys(`${stack.keys.prefix}:task:*`)).toEqual([]);
+    expect(await stack.redis.keys(`${stack.keys.prefix}:*:task:*`)).toEqual([]);
     const queues = new ToolQueues({ connection: stack.redis, keys: stack.keys });
     expect(await queues.queue('tool.sleep').count()).toBe(0);
     await queues.close();

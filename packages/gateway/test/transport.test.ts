@@ -124,9 +124,12 @@ describe('Streamable HTTP transport', () => {
     expect(response.headers['content-type']).toMatch(/^application\/json/);
     const sessionId = response.headers['mcp-session-id'] as string;
     expect(sessionId).toMatch(/^[\x21-\x7e]+$/);
-    expect(Buffer.from(sessionId, 'base64url').length * 8).toBeGreaterThanOrEqual(128);
+    // The owner's slot tag, a dot, then the random part.
+    const [tag, random] = sessionId.split('.') as [string, string];
+    expect(tag).toMatch(/^[A-Za-z0-9_-]{4}$/);
+    expect(Buffer.from(random, 'base64url').length * 8).toBeGreaterThanOrEqual(128);
     const stored = await conn.keys(`${keys.prefix}:*`);
-    expect(stored).toEqual([`${keys.prefix}:session:${Keys.digest(sessionId)}`]);
+    expect(stored).toEqual([`${keys.prefix}:{${tag}}:session:${Keys.digest(sessionId)}`]);
     expect(stored.join()).not.toContain(sessionId);
     expect(await conn.hget(keys.session(sessionId), 'protocolVersion')).toBe('2025-11-25');
 
@@ -286,6 +289,6 @@ describe('Streamable HTTP transport', () => {
     // DELETE on the session ends the open stream, wherever it is (after its priming event: an id, no data).
     const body = first.text();
     expect((await raw(url, { method: 'DELETE', headers: postHeaders(sessionId) })).status).toBe(200);
-    expect(await body).toMatch(/^id: [A-Za-z0-9_-]{22}_\d+-1\nretry: 1000\ndata: \n\n$/);
+    expect(await body).toMatch(/^id: [A-Za-z0-9_-]{26}_\d+-1\nretry: 1000\ndata: \n\n$/);
   });
 });

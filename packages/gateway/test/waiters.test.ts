@@ -126,7 +126,7 @@ describe('blocked tasks/result requests', () => {
     const tasks = await idleTasks(stack, sessionId, 3);
     const streams = await Promise.all(tasks.map((task, i) => tasksResult(stack.url, sessionId, task.taskId, i)));
     await waitFor(() => streams.every((stream) => stream.ids().length > 0), 'the priming events');
-    const streamIds = streams.map((stream) => (stream.ids()[0] as string).slice(0, 22));
+    const streamIds = streams.map((stream) => (stream.ids()[0] as string).slice(0, 26));
     await waitFor(
       () => streams.every((stream) => stream.text().split(': keep-alive\n\n').length > 5),
       'five keep-alive comments on every stream',
@@ -163,9 +163,9 @@ describe('blocked tasks/result requests', () => {
     const first = await tasksResult(stack.url, sessionId, taskId, 'r');
     await waitFor(() => first.ids().length > 0, 'the priming event');
     const priming = first.ids()[0] as string;
-    expect(priming).toMatch(/^[A-Za-z0-9_-]{22}_0-0$/);
+    expect(priming).toMatch(/^[A-Za-z0-9_-]{26}_0-0$/);
     expect(first.text()).toBe(`id: ${priming}\nretry: 1000\ndata: \n\n`);
-    const streamId = priming.slice(0, 22);
+    const streamId = priming.slice(0, 26);
     // The stream's state exists (any pod can resume it); its event log holds nothing yet.
     expect(await stack.redis.hget(stack.keys.sseState(streamId), 'taskId')).toBe(taskId);
     expect(await stack.redis.exists(stack.keys.sseStream(streamId))).toBe(0);
@@ -212,7 +212,7 @@ describe('blocked tasks/result requests', () => {
     expect(cancelled.status).toBe(202);
     await call.ended;
     expect(call.messages()).toEqual([]);
-    const streamId = priming.slice(0, 22);
+    const streamId = priming.slice(0, 26);
     await waitFor(async () => (await stack.redis.hget(stack.keys.sseState(streamId), 'done')) === '1', 'done');
     const resumed = await raw(stack.url, {
       method: 'GET',
