@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { type RedisClusterSet, startRedisCluster, waitFor } from '@taskgate/test-harness';
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -44,6 +45,19 @@ async function keyPerMaster(label: string): Promise<Map<number, string>> {
     if (!byMaster.has(master)) byMaster.set(master, key);
   }
   return byMaster;
+}
+
+/** The pids of the redis-server processes this test process started, sorted. */
+function childServers(): number[] {
+  try {
+    return execFileSync('pgrep', ['-P', String(process.pid), 'redis-server'], { encoding: 'utf8' })
+      .split('\n')
+      .filter((line) => line.length > 0)
+      .map(Number)
+      .sort();
+  } catch {
+    return []; // pgrep exits 1 when none matches
+  }
 }
 
 beforeAll(async () => {
@@ -106,6 +120,15 @@ describe('startRedisCluster', () => {
     for (const channel of channels) expect(await client.spublish(channel, `to ${channel}`)).toBe(1);
     await waitFor(() => received.length === channels.length, 'three sharded messages', 5_000);
     expect(received.sort()).toEqual(channels.map((channel) => [channel, `to ${channel}`]).sort());
+  });
+
+  it('fails past its start-up bound with a clear error and leaves no server running', async () => {
+    const before = childServers();
+    expect(before).toEqual(cluster.nodes.map((node) => node.pid).sort());
+    await expect(startRedisCluster({ timeoutMs: 300 })).rejects.toThrow(
+      /did not finish in time|did not settle .* in 300 ms/,
+    );
+    expect(childServers()).toEqual(before);
   });
 
   it('promotes a replica when a master is killed; a write acknowledged by a replica survives', async () => {

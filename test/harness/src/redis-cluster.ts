@@ -150,8 +150,11 @@ export async function startRedisCluster(options: StartRedisClusterOptions = {}):
     return stopped;
   };
   try {
-    for (const server of await Promise.all([0, 1, 2, 3, 4, 5].map(() => startNode(options.nodeTimeoutMs ?? 1_000))))
-      started.push(server);
+    // Every start settles before going on, so a failing one still leaves the others to be stopped below.
+    const starts = await Promise.allSettled([0, 1, 2, 3, 4, 5].map(() => startNode(options.nodeTimeoutMs ?? 1_000)));
+    for (const start of starts) if (start.status === 'fulfilled') started.push(start.value);
+    const failed = starts.find((start) => start.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
     const ports = started.map((server) => server.port);
     await createCluster(ports, deadline);
     let lastView = '';
