@@ -94,8 +94,18 @@ export async function startRedisServer(options: StartRedisOptions = {}): Promise
 
 function serverHandle(child: ChildProcess, port: number, temporaryDir: string | undefined): RedisServer {
   const pid = child.pid ?? -1;
+  const killAtExit = (): void => {
+    if (child.exitCode === null && child.signalCode === null) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  };
   let stopped: Promise<void> | undefined;
   const stop = (): Promise<void> => {
+    process.off('exit', killAtExit);
     stopped ??= new Promise<void>((resolve) => {
       const done = (): void => {
         if (temporaryDir !== undefined) rmSync(temporaryDir, { recursive: true, force: true });
@@ -107,16 +117,9 @@ function serverHandle(child: ChildProcess, port: number, temporaryDir: string | 
     });
     return stopped;
   };
-  // This process owns that pid: never leave it behind when exiting first.
-  process.once('exit', () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-  });
+  // This process owns that pid: never leave it behind when exiting first (the listener goes once it is stopped,
+  // so a process starting many servers does not pile up exit listeners).
+  process.once('exit', killAtExit);
   return {
     host: '127.0.0.1',
     port,
