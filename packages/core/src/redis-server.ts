@@ -92,9 +92,13 @@ export async function startRedisServer(options: StartRedisOptions = {}): Promise
   }
 }
 
+/** What to run at process exit: one kill per server still running (one exit listener for all of them). */
+const killAtExit = new Set<() => void>();
+let exitHooked = false;
+
 function serverHandle(child: ChildProcess, port: number, temporaryDir: string | undefined): RedisServer {
   const pid = child.pid ?? -1;
-  const killAtExit = (): void => {
+  const kill = (): void => {
     if (child.exitCode === null && child.signalCode === null) {
       try {
         process.kill(pid, 'SIGKILL');
@@ -105,7 +109,7 @@ function serverHandle(child: ChildProcess, port: number, temporaryDir: string | 
   };
   let stopped: Promise<void> | undefined;
   const stop = (): Promise<void> => {
-    process.off('exit', killAtExit);
+    killAtExit.delete(kill);
     stopped ??= new Promise<void>((resolve) => {
       const done = (): void => {
         if (temporaryDir !== undefined) rmSync(temporaryDir, { recursive: true, force: true });
@@ -117,9 +121,13 @@ function serverHandle(child: ChildProcess, port: number, temporaryDir: string | 
     });
     return stopped;
   };
-  // This process owns that pid: never leave it behind when exiting first (the listener goes once it is stopped,
-  // so a process starting many servers does not pile up exit listeners).
-  process.once('exit', killAtExit);
+  // This process owns that pid: never leave it behind when exiting first.
+  if (!exitHooked)
+    process.once('exit', () => {
+      for (const one of killAtExit) one();
+    });
+  exitHooked = true;
+  killAtExit.add(kill);
   return {
     host: '127.0.0.1',
     port,
