@@ -1,15 +1,23 @@
 # Shared set-up for scripts/*: make sure the machine has what the project needs. Sourced, not run.
 
-# redis-server: the test harness and `scripts/dev` start private instances of it.
+# redis-server and redis-cli: the test harness and `scripts/dev` start private instances of redis-server; the
+# harness's Redis Cluster (test/harness/src/redis-cluster.ts) joins its nodes with `redis-cli --cluster create`.
 ensure_redis_server() {
-  if command -v "${REDIS_SERVER_BIN:-redis-server}" >/dev/null 2>&1; then return 0; fi
-  echo "redis-server not found: installing it with apt-get" >&2
+  local cli="${REDIS_CLI_BIN:-redis-cli}"
+  if [ -z "${REDIS_CLI_BIN:-}" ] && [ -n "${REDIS_SERVER_BIN:-}" ] && [ -x "$(dirname "$REDIS_SERVER_BIN")/redis-cli" ]; then
+    cli="$(dirname "$REDIS_SERVER_BIN")/redis-cli"
+  fi
+  if command -v "${REDIS_SERVER_BIN:-redis-server}" >/dev/null 2>&1 && command -v "$cli" >/dev/null 2>&1; then
+    return 0
+  fi
+  echo "redis-server or redis-cli not found: installing them with apt-get" >&2
   local sudo=""
   if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
   $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq redis-server >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq redis-server redis-tools >/dev/null
   # The Debian package may start a system-wide instance; the project never uses it.
   command -v redis-server >/dev/null 2>&1 || { echo "could not install redis-server" >&2; return 1; }
+  command -v redis-cli >/dev/null 2>&1 || { echo "could not install redis-cli (redis-tools)" >&2; return 1; }
 }
 
 # npm packages, exactly as the lockfile pins them; skipped when node_modules already matches the lockfile.

@@ -58,6 +58,9 @@ function open(options: RedisConnectionOptions, role: RedisRole): Redis {
         scaleReads: 'master',
         enableAutoPipelining: false,
         redisOptions: { ...server, ...roleOptions },
+        // SSUBSCRIBE needs a connection to the master of each channel's slot (one more per master); SUBSCRIBE
+        // keeps the one classic subscriber connection.
+        ...(role === 'subscriber' && { shardedSubscribers: true }),
         ...(server.tls !== undefined && { dnsLookup: (address, callback) => callback(null, address) }),
       },
     );
@@ -78,6 +81,16 @@ function open(options: RedisConnectionOptions, role: RedisRole): Redis {
   return new Redis(options.url, { ...server, ...roleOptions });
 }
 
+/** A new connection to the same server(s) with the role's options (a Cluster takes them per node). */
+function duplicate(from: Redis | Cluster, role: RedisRole): Redis {
+  if (from instanceof Redis) return from.duplicate(ROLE_OPTIONS[role]);
+  // Cluster#duplicate(startupNodes, options): node options live in `redisOptions`, where BullMQ looks too.
+  return from.duplicate([], {
+    redisOptions: { ...from.options.redisOptions, ...ROLE_OPTIONS[role] },
+    shardedSubscribers: role === 'subscriber',
+  }) as unknown as Redis;
+}
+
 /**
  * Opens a Redis connection for one role: from connection options (or a bare URL), or as a duplicate of an
  * existing connection (same server and options, with the role's own). The one place where taskgate creates
@@ -92,7 +105,7 @@ export function createRedisConnection(
     typeof from === 'string'
       ? open({ url: from }, role)
       : from instanceof Redis || from instanceof Cluster
-        ? (from as Redis).duplicate(ROLE_OPTIONS[role])
+        ? duplicate(from, role)
         : open(from, role);
   // Connection errors are retried by ioredis; `onError` only reports them.
   if (onError !== undefined) redis.on('error', onError);

@@ -92,10 +92,24 @@ export async function startRedisServer(options: StartRedisOptions = {}): Promise
   }
 }
 
+/** What to run at process exit: one kill per server still running (one exit listener for all of them). */
+const killAtExit = new Set<() => void>();
+let exitHooked = false;
+
 function serverHandle(child: ChildProcess, port: number, temporaryDir: string | undefined): RedisServer {
   const pid = child.pid ?? -1;
+  const kill = (): void => {
+    if (child.exitCode === null && child.signalCode === null) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  };
   let stopped: Promise<void> | undefined;
   const stop = (): Promise<void> => {
+    killAtExit.delete(kill);
     stopped ??= new Promise<void>((resolve) => {
       const done = (): void => {
         if (temporaryDir !== undefined) rmSync(temporaryDir, { recursive: true, force: true });
@@ -108,15 +122,12 @@ function serverHandle(child: ChildProcess, port: number, temporaryDir: string | 
     return stopped;
   };
   // This process owns that pid: never leave it behind when exiting first.
-  process.once('exit', () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-  });
+  if (!exitHooked)
+    process.once('exit', () => {
+      for (const one of killAtExit) one();
+    });
+  exitHooked = true;
+  killAtExit.add(kill);
   return {
     host: '127.0.0.1',
     port,

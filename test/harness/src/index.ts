@@ -21,6 +21,13 @@ export {
 } from './http-client.js';
 export { uniquePrefix } from './prefix.js';
 export { parsePrometheus, type Sample, type Scrape, scrape } from './prometheus.js';
+export {
+  assertRedisClusterAvailable,
+  type RedisClusterNode,
+  type RedisClusterSet,
+  type StartRedisClusterOptions,
+  startRedisCluster,
+} from './redis-cluster.js';
 export { type RedisSentinelSet, startRedisSentinels } from './redis-sentinel.js';
 export {
   assertRedisServerAvailable,
