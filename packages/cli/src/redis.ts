@@ -45,6 +45,9 @@ export function redisConnectionOptions(config: Config): RedisConnectionOptions {
     ...(config.TASKGATE_REDIS_USERNAME !== undefined && { username: config.TASKGATE_REDIS_USERNAME }),
     ...(config.TASKGATE_REDIS_PASSWORD !== undefined && { password: config.TASKGATE_REDIS_PASSWORD }),
     ...(tlsCa !== undefined && { tlsCa }),
+    ...(config.TASKGATE_REDIS_WAIT_REPLICAS > 0 && {
+      waitReplicas: { replicas: config.TASKGATE_REDIS_WAIT_REPLICAS, timeoutMs: config.TASKGATE_REDIS_WAIT_TIMEOUT_MS },
+    }),
   };
 }
 

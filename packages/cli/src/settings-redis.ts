@@ -40,7 +40,7 @@ export const REDIS_SETTINGS = [
     scope: 'both',
     schema: nodes,
     description:
-      'Redis Cluster seed nodes as `host:port,host:port,...` (ioredis Cluster, reads from masters). Experimental until the slot design lands: scripts that touch keys of several slots fail on a cluster.',
+      'Redis Cluster seed nodes as `host:port,host:port,...` (ioredis Cluster, reads from masters; per-task and per-session channels use sharded pub/sub). REDIS_URL then only gives the scheme.',
   },
   {
     env: 'TASKGATE_REDIS_USERNAME',
@@ -72,5 +72,23 @@ export const REDIS_SETTINGS = [
     default: 'false',
     description:
       'Refuse to start when Redis may evict keys (maxmemory-policy other than noeviction); a Redis older than 7.0 is always refused.',
+  },
+  {
+    env: 'TASKGATE_REDIS_WAIT_REPLICAS',
+    flag: '--redis-wait-replicas',
+    scope: 'both',
+    schema: z.coerce.number().int().min(0).max(16),
+    default: '0',
+    description:
+      'Replicas that must have a new task (its record and its job) before a gateway acknowledges it (`WAIT` on the masters of both): a failover then loses no acknowledged task. 0: asynchronous replication only.',
+  },
+  {
+    env: 'TASKGATE_REDIS_WAIT_TIMEOUT_MS',
+    flag: '--redis-wait-timeout-ms',
+    scope: 'both',
+    schema: z.coerce.number().int().min(1).max(60_000),
+    default: '1000',
+    description:
+      'How long a `WAIT` for TASKGATE_REDIS_WAIT_REPLICAS may take; fewer replicas by then fails the request (the task is not acknowledged).',
   },
 ] as const satisfies readonly Setting[];

@@ -27,6 +27,22 @@ export interface RedisConnectionOptions {
   readonly password?: string;
   /** PEM text of the CA that signs the servers' certificates (read from a file at start-up). */
   readonly tlsCa?: string;
+  /** Replicas a new or finished task must reach before it is acknowledged (see `awaitReplicas`). */
+  readonly waitReplicas?: WaitReplicas;
+}
+
+/** `WAIT` after the writes that acknowledge a task: `replicas` must have them within `timeoutMs`. */
+export interface WaitReplicas {
+  readonly replicas: number;
+  readonly timeoutMs: number;
+}
+
+/** The replication a connection's acknowledged writes wait for (inherited by its duplicates). */
+const waitPolicies = new WeakMap<object, WaitReplicas>();
+
+/** The WAIT policy of a connection, if its options set one. */
+export function waitPolicyOf(redis: Redis): WaitReplicas | undefined {
+  return waitPolicies.get(redis);
 }
 
 // No auto-pipelining on any role: ioredis builds a Pipeline per tick that copies every script command BullMQ
@@ -107,6 +123,9 @@ export function createRedisConnection(
       : from instanceof Redis || from instanceof Cluster
         ? duplicate(from, role)
         : open(from, role);
+  const policy =
+    typeof from === 'string' ? undefined : isRedisConnection(from) ? waitPolicyOf(from) : from.waitReplicas;
+  if (policy !== undefined) waitPolicies.set(redis, policy);
   // Connection errors are retried by ioredis; `onError` only reports them.
   if (onError !== undefined) redis.on('error', onError);
   return redis;

@@ -1,7 +1,11 @@
 import { ErrorCode, ProtocolError, type TaskStatus } from '@taskgate/protocol';
 
 /** String codes of internal errors; these never go on the wire as such. */
-export type InternalErrorCode = 'TASK_ID_COLLISION' | 'UNEXPECTED_SCRIPT_REPLY' | 'INVALID_CONFIG';
+export type InternalErrorCode =
+  | 'TASK_ID_COLLISION'
+  | 'UNEXPECTED_SCRIPT_REPLY'
+  | 'INVALID_CONFIG'
+  | 'REPLICATION_TIMEOUT';
 
 /** An internal failure: carries a string code for logs and tests; clients only ever see -32603. */
 export class TaskgateError extends Error {

@@ -11,6 +11,8 @@ export {
   type RedisConnectionOptions,
   type RedisNode,
   type RedisRole,
+  type WaitReplicas,
+  waitPolicyOf,
 } from './connection.js';
 export { DirectCalls, type DirectCallsOptions } from './direct-calls.js';
 export {
@@ -94,6 +96,7 @@ export {
   type StartRedisOptions,
   startRedisServer,
 } from './redis-server.js';
+export { awaitReplicas } from './replication.js';
 export {
   announceResourceUpdated,
   ResourceSubscriptions,

@@ -198,6 +198,11 @@ export class Keys {
     return `${this.prefix}:bull:{${queue}}`;
   }
 
+  /** A key of a BullMQ queue's slot (its meta hash), to reach the master that holds the queue. */
+  queueSlotKey(queue: string): string {
+    return `${this.bullPrefix(queue)}:${queue}:meta`;
+  }
+
   /** Default BullMQ queue name of a tool (BullMQ forbids ':' in queue names). */
   static toolQueueName(tool: string): string {
     return `tool.${tool}`;

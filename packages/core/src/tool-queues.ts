@@ -2,6 +2,7 @@ import { type JobsOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Keys } from './keys.js';
 import type { ReadJobData } from './read-jobs.js';
+import { awaitReplicas } from './replication.js';
 
 /** What a tool job carries. No tokens or secrets: the owner is a digest, the principal a name. */
 export interface ToolJobData {
@@ -82,6 +83,8 @@ export class ToolQueues {
       ...(policy.backoffMs !== undefined && { backoff: { type: 'exponential', delay: policy.backoffMs } }),
     };
     await this.queue(policy.queue).add('tool' in data ? data.tool : data.read.method, data, options);
+    // With TASKGATE_REDIS_WAIT_REPLICAS, the task's record and its job are on replicas before it is acknowledged.
+    await awaitReplicas(this.#connection, [this.#keys.task(data.taskId), this.#keys.queueSlotKey(policy.queue)]);
   }
 
   /** Removes a task's job if it has not started yet (a cancelled task's job need not wait its turn). */
