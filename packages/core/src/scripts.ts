@@ -21,6 +21,7 @@ export const SCRIPT_KEY_COUNTS = {
   relayEvent: 5,
   lease: 1,
   carrierLease: 3,
+  bridgePosition: 1,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPT_KEY_COUNTS;

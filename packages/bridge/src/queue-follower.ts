@@ -1,0 +1,163 @@
+import {
+  type BridgePositions,
+  type BridgeStream,
+  type ExistingQueue,
+  type ExistingQueueEvent,
+  errorMessage,
+  type Logger,
+  streamEntryTime,
+} from '@taskgate/core';
+import type { EventApplier } from './apply-event.js';
+import type { BridgeMetrics } from './bridge-metrics.js';
+import type { BridgedToolConfig } from './config.js';
+
+/** Entries read per XREAD. */
+const BATCH = 100;
+
+export interface FollowerOptions {
+  readonly queue: ExistingQueue;
+  /** The queue's position key: the config's connection name and `prefix:name`. */
+  readonly stream: BridgeStream;
+  /** The bridged tools of this queue, by name. */
+  readonly tools: ReadonlyMap<string, BridgedToolConfig>;
+  readonly positions: BridgePositions;
+  readonly applier: EventApplier;
+  readonly metrics: BridgeMetrics;
+  readonly logger: Logger;
+  /** This replica's name in the lease. */
+  readonly holder: string;
+  /** How long the lease lasts unless renewed (ms); a standby takes over this long after the holder died. */
+  readonly leaseMs: number;
+  /** How long one XREAD waits for an entry (ms); the lease is renewed at least this often. */
+  readonly blockMs: number;
+}
+
+/** Stream ids `<ms>-<n>`: is `a` after `b`? */
+function after(a: string, b: string): boolean {
+  const [am = 0, an = 0] = a.split('-').map(Number);
+  const [bm = 0, bn = 0] = b.split('-').map(Number);
+  return am !== bm ? am > bm : an > bn;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
+
+/**
+ * Follows one existing queue's event stream from the position stored in taskgate's Redis, while this
+ * replica holds the queue's lease (the others stand by). Each entry is applied to the task whose id is the
+ * job id, then the position moves past it: a finish is applied first and recorded after (a repeat after a
+ * crash is refused, the task being terminal), progress is recorded first and applied after (never twice).
+ * A position absent or older than the stream's first entry (BullMQ trims the stream) cannot be resumed:
+ * the follower starts at the stream's end and asks the running executions to reconcile by job state.
+ */
+export class QueueFollower {
+  readonly #options: FollowerOptions;
+  readonly #reconcilers = new Set<() => void>();
+  readonly #label: { queue: string };
+  /** The last applied entry while this replica holds the lease; undefined while it stands by. */
+  #position: string | undefined;
+  #closed = false;
+  #loop: Promise<void> | undefined;
+  #generation = 0;
+
+  constructor(options: FollowerOptions) {
+    this.#options = options;
+    this.#label = { queue: options.stream.queue };
+  }
+
+  /** Bumped each time the follower could not resume its position: executions then reconcile by state. */
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /** Calls `reconcile` each time the position could not be resumed, until the returned function is called. */
+  onFallback(reconcile: () => void): () => void {
+    this.#reconcilers.add(reconcile);
+    return () => this.#reconcilers.delete(reconcile);
+  }
+
+  /** Starts following; resolves after the first round (the lease taken and the position settled, or not held). */
+  async start(): Promise<void> {
+    await this.#round();
+    this.#loop = this.#run();
+  }
+
+  async #run(): Promise<void> {
+    while (!this.#closed) {
+      try {
+        await this.#round();
+      } catch (error) {
+        this.#position = undefined;
+        this.#options.logger.warn(
+          { queue: this.#label.queue, err: errorMessage(error) },
+          'following the event stream failed; retrying',
+        );
+        await sleep(1000);
+      }
+    }
+  }
+
+  async #round(): Promise<void> {
+    const { positions, stream, holder, leaseMs, queue } = this.#options;
+    const stored = await positions.hold(stream, holder, leaseMs);
+    if (stored === undefined) {
+      if (this.#position !== undefined) this.#options.logger.info({ queue: stream.queue }, 'event stream lease lost');
+      this.#position = undefined;
+      await sleep(Math.max(50, Math.floor(leaseMs / 4)));
+      return;
+    }
+    if (this.#position === undefined) this.#position = await this.#resume(stored);
+    else if (stored !== '' && after(stored, this.#position)) this.#position = stored;
+    if (this.#closed) return;
+    const events = await queue.readEvents(this.#position, BATCH, this.#options.blockMs);
+    for (const event of events) {
+      if (this.#closed || !(await this.#applyOne(event))) return;
+      this.#position = event.id;
+    }
+    const { last } = await queue.eventStreamEnds();
+    const lagMs = last === undefined ? 0 : streamEntryTime(last) - streamEntryTime(this.#position);
+    this.#options.metrics.eventLag.set(this.#label, Math.max(0, lagMs) / 1000);
+  }
+
+  /** Where to read from after taking the lease: the stored position, or the stream's end (and reconcile). */
+  async #resume(stored: string): Promise<string> {
+    const { queue, positions, stream, holder, leaseMs, logger } = this.#options;
+    const ends = await queue.eventStreamEnds();
+    const intact = stored !== '' && (ends.first === undefined || !after(ends.first, stored));
+    if (intact) {
+      logger.info({ queue: stream.queue, position: stored }, 'following the event stream from its stored position');
+      return stored;
+    }
+    const start = ends.last ?? '0-0';
+    logger.warn(
+      { queue: stream.queue, position: stored === '' ? 'none' : stored, first: ends.first ?? 'none' },
+      'no usable position in the event stream (never stored, or trimmed away): working tasks reconcile by job state',
+    );
+    if (start !== '0-0') await positions.advance(stream, holder, leaseMs, start);
+    this.#generation += 1;
+    for (const reconcile of [...this.#reconcilers]) reconcile();
+    return start;
+  }
+
+  /** Applies one entry and records it; false when the lease was lost (another replica applies from here). */
+  async #applyOne(event: ExistingQueueEvent): Promise<boolean> {
+    const { positions, stream, holder, leaseMs, applier, tools } = this.#options;
+    const finishes = event.kind === 'completed' || event.kind === 'failed' || event.kind === 'removed';
+    if (finishes) await applier.apply(event, tools);
+    const recorded = await positions.advance(stream, holder, leaseMs, event.id);
+    if (recorded === 'not-held') {
+      this.#position = undefined;
+      return false;
+    }
+    if (!finishes && recorded === 'advanced') await applier.apply(event, tools);
+    return true;
+  }
+
+  /** Stops following and lets the lease lapse now, so a standby replica takes over at once. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#loop;
+    if (this.#position !== undefined) {
+      await this.#options.positions.release(this.#options.stream, this.#options.holder).catch(() => {});
+    }
+  }
+}
