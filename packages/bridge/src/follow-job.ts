@@ -45,8 +45,8 @@ function stateOutcome(tool: BridgedToolConfig, job: ExistingJobState): CallToolR
  * after a crash adds nothing), then stays with the task until it ends. The queue's event stream follower
  * applies the job's progress and outcome to the task; this execution re-reads the job's state every
  * `pollMs` to show that it is queued, and reconciles by state — finishes the task from the job's state —
- * when the follower could not resume its position in the stream, or when the job ended more than `graceMs`
- * ago and its task is still working.
+ * when the job finished before a point the follower had to skip to (its position was lost), or ended more
+ * than `graceMs` ago and its task is still working.
  */
 export async function followJob(
   deps: FollowDeps,
@@ -59,7 +59,6 @@ export async function followJob(
   let wake: () => void = () => {};
   let shownStatus: string | undefined;
   let endedAt: number | undefined;
-  const generation = follower.generation;
 
   const status = (text: string): void => {
     if (text === shownStatus) return;
@@ -85,7 +84,9 @@ export async function followJob(
       const outcome = stateOutcome(tool, job);
       if (outcome !== undefined) {
         endedAt ??= Date.now();
-        if (follower.generation !== generation || Date.now() - endedAt >= deps.graceMs) {
+        const finishedOn = 'finishedOn' in job ? job.finishedOn : undefined;
+        const skipped = finishedOn !== undefined && finishedOn <= follower.skippedUntilMs;
+        if (skipped || Date.now() - endedAt >= deps.graceMs) {
           ctx.logger.info({ queue: queueName, state: job.state }, 'task reconciled by its job state');
           await deps.applier.reconcile(jobId, tool, outcome);
           return outcome;

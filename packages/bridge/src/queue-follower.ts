@@ -57,16 +57,19 @@ export class QueueFollower {
   #position: string | undefined;
   #closed = false;
   #loop: Promise<void> | undefined;
-  #generation = 0;
+  #skippedUntilMs = 0;
 
   constructor(options: FollowerOptions) {
     this.#options = options;
     this.#label = { queue: options.stream.queue };
   }
 
-  /** Bumped each time the follower could not resume its position: executions then reconcile by state. */
-  get generation(): number {
-    return this.#generation;
+  /**
+   * When this follower last could not resume its position: the time (ms) of the stream entry it restarted
+   * from. Jobs that finished before then had their events skipped here: their executions reconcile by state.
+   */
+  get skippedUntilMs(): number {
+    return this.#skippedUntilMs;
   }
 
   /** Calls `reconcile` each time the position could not be resumed, until the returned function is called. */
@@ -122,7 +125,7 @@ export class QueueFollower {
   async #resume(stored: string): Promise<string> {
     const { queue, positions, stream, holder, leaseMs, logger } = this.#options;
     const ends = await queue.eventStreamEnds();
-    const intact = stored !== '' && (ends.first === undefined || !after(ends.first, stored));
+    const intact = stored !== '' && ends.first !== undefined && !after(ends.first, stored);
     if (intact) {
       logger.info({ queue: stream.queue, position: stored }, 'following the event stream from its stored position');
       return stored;
@@ -133,7 +136,7 @@ export class QueueFollower {
       'no usable position in the event stream (never stored, or trimmed away): working tasks reconcile by job state',
     );
     if (start !== '0-0') await positions.advance(stream, holder, leaseMs, start);
-    this.#generation += 1;
+    this.#skippedUntilMs = Math.max(this.#skippedUntilMs, start === '0-0' ? Date.now() : streamEntryTime(start));
     for (const reconcile of [...this.#reconcilers]) reconcile();
     return start;
   }

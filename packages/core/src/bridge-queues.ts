@@ -14,8 +14,8 @@ export interface ExistingQueueAddress {
 /** What the bridge reads of a job of an existing queue. */
 export type ExistingJobState =
   | { readonly state: 'missing' }
-  | { readonly state: 'completed'; readonly returnvalue: unknown }
-  | { readonly state: 'failed'; readonly failedReason: string }
+  | { readonly state: 'completed'; readonly returnvalue: unknown; readonly finishedOn?: number }
+  | { readonly state: 'failed'; readonly failedReason: string; readonly finishedOn?: number }
   | { readonly state: 'active' | 'waiting' | 'delayed' | 'other'; readonly progress: unknown };
 
 /** Fields every entry of a queue's event stream carries: its stream id, when it was written, the job's id. */
@@ -150,8 +150,9 @@ export class ExistingQueue {
       // job no longer changes, so read it again.
       const finished = await this.#queue.getJob(jobId);
       if (finished === undefined) return { state: 'missing' };
-      if (state === 'completed') return { state, returnvalue: finished.returnvalue };
-      return { state, failedReason: finished.failedReason ?? 'the job failed' };
+      const when = finished.finishedOn !== undefined && { finishedOn: finished.finishedOn };
+      if (state === 'completed') return { state, returnvalue: finished.returnvalue, ...when };
+      return { state, failedReason: finished.failedReason ?? 'the job failed', ...when };
     }
     if (state === 'unknown') return { state: 'missing' };
     const progress = job.progress;
