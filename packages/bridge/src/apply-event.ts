@@ -12,7 +12,7 @@ export interface ApplierDeps {
 }
 
 /** A bridged task, as the job of the same id finds it: its ref and its tool's config. */
-interface BridgedTask {
+export interface BridgedTask {
   readonly ref: TaskRef;
   readonly tool: BridgedToolConfig;
 }
@@ -35,6 +35,11 @@ export class EventApplier {
     this.#deps = deps;
   }
 
+  /** The working bridged task of one of `tools` the event is about, if there is one. */
+  async taskOf(event: ExistingQueueEvent, tools: ReadonlyMap<string, BridgedToolConfig>) {
+    return event.kind === 'other' ? undefined : await this.#task(event.jobId, tools);
+  }
+
   /** The working bridged task of one of `tools` with this id, if there is one. */
   async #task(taskId: string, tools: ReadonlyMap<string, BridgedToolConfig>): Promise<BridgedTask | undefined> {
     if (taskId === '') return undefined;
@@ -45,11 +50,8 @@ export class EventApplier {
     return { ref: { taskId, ownerId: task.ownerId }, tool };
   }
 
-  /** Applies one event of the queue whose tools are `tools`; true when it changed a task. */
-  async apply(event: ExistingQueueEvent, tools: ReadonlyMap<string, BridgedToolConfig>): Promise<boolean> {
-    if (event.kind === 'other') return false;
-    const task = await this.#task(event.jobId, tools);
-    if (task === undefined) return false;
+  /** Applies one event to its task (from `taskOf`); true when it changed the task. */
+  async apply(event: ExistingQueueEvent, task: BridgedTask): Promise<boolean> {
     const { ref, tool } = task;
     switch (event.kind) {
       case 'progress': {
@@ -72,6 +74,8 @@ export class EventApplier {
         return await this.finish(ref, tool, completedResult(tool, event.returnvalue));
       case 'failed':
         return await this.finish(ref, tool, failedResult(event.failedReason));
+      case 'other':
+        return false;
       case 'removed':
         return await this.finish(
           ref,

@@ -1,4 +1,5 @@
 import {
+  type AdvanceReply,
   type BridgePositions,
   type BridgeStream,
   type ExistingQueue,
@@ -55,6 +56,8 @@ export class QueueFollower {
   readonly #label: { queue: string };
   /** The last applied entry while this replica holds the lease; undefined while it stands by. */
   #position: string | undefined;
+  /** The last entry read that concerned no task, not recorded yet. */
+  #unrecorded: string | undefined;
   #closed = false;
   #loop: Promise<void> | undefined;
   #skippedUntilMs = 0;
@@ -80,22 +83,26 @@ export class QueueFollower {
 
   /** Starts following; resolves after the first round (the lease taken and the position settled, or not held). */
   async start(): Promise<void> {
-    await this.#round();
-    this.#loop = this.#run();
+    const first = await this.#guarded();
+    this.#loop = (async () => {
+      if (!first) await sleep(1000);
+      while (!this.#closed) if (!(await this.#guarded())) await sleep(1000);
+    })();
   }
 
-  async #run(): Promise<void> {
-    while (!this.#closed) {
-      try {
-        await this.#round();
-      } catch (error) {
-        this.#position = undefined;
-        this.#options.logger.warn(
-          { queue: this.#label.queue, err: errorMessage(error) },
-          'following the event stream failed; retrying',
-        );
-        await sleep(1000);
-      }
+  /** One round; false when it failed (logged; the next round starts from the stored position). */
+  async #guarded(): Promise<boolean> {
+    try {
+      await this.#round();
+      return true;
+    } catch (error) {
+      this.#position = undefined;
+      this.#unrecorded = undefined;
+      this.#options.logger.warn(
+        { queue: this.#label.queue, err: errorMessage(error) },
+        'following the event stream failed; retrying',
+      );
+      return false;
     }
   }
 
@@ -103,8 +110,7 @@ export class QueueFollower {
     const { positions, stream, holder, leaseMs, queue } = this.#options;
     const stored = await positions.hold(stream, holder, leaseMs);
     if (stored === undefined) {
-      if (this.#position !== undefined) this.#options.logger.info({ queue: stream.queue }, 'event stream lease lost');
-      this.#position = undefined;
+      this.#standBy();
       await sleep(Math.max(50, Math.floor(leaseMs / 4)));
       return;
     }
@@ -116,6 +122,7 @@ export class QueueFollower {
       if (this.#closed || !(await this.#applyOne(event))) return;
       this.#position = event.id;
     }
+    if (this.#unrecorded !== undefined && (await this.#record(this.#unrecorded)) === 'not-held') return;
     const { last } = await queue.eventStreamEnds();
     const lagMs = last === undefined ? 0 : streamEntryTime(last) - streamEntryTime(this.#position);
     this.#options.metrics.eventLag.set(this.#label, Math.max(0, lagMs) / 1000);
@@ -141,18 +148,40 @@ export class QueueFollower {
     return start;
   }
 
-  /** Applies one entry and records it; false when the lease was lost (another replica applies from here). */
+  /**
+   * Applies one entry; false when the lease was lost (another replica applies from here). An entry about no
+   * working bridged task is only recorded with the next one that is (or at the end of the batch).
+   */
   async #applyOne(event: ExistingQueueEvent): Promise<boolean> {
-    const { positions, stream, holder, leaseMs, applier, tools } = this.#options;
-    const finishes = event.kind === 'completed' || event.kind === 'failed' || event.kind === 'removed';
-    if (finishes) await applier.apply(event, tools);
-    const recorded = await positions.advance(stream, holder, leaseMs, event.id);
-    if (recorded === 'not-held') {
-      this.#position = undefined;
-      return false;
+    const { applier, tools } = this.#options;
+    const task = await applier.taskOf(event, tools);
+    if (task === undefined) {
+      this.#unrecorded = event.id;
+      return true;
     }
-    if (!finishes && recorded === 'advanced') await applier.apply(event, tools);
+    const finishes = event.kind === 'completed' || event.kind === 'failed' || event.kind === 'removed';
+    if (finishes) await applier.apply(event, task);
+    const recorded = await this.#record(event.id);
+    if (recorded === 'not-held') return false;
+    if (!finishes && recorded === 'advanced') await applier.apply(event, task);
     return true;
+  }
+
+  /** Moves the stored position to `entryId`; on 'not-held' this replica stands by from now on. */
+  async #record(entryId: string): Promise<AdvanceReply> {
+    const { positions, stream, holder, leaseMs } = this.#options;
+    this.#unrecorded = undefined;
+    const recorded = await positions.advance(stream, holder, leaseMs, entryId);
+    if (recorded === 'not-held') this.#standBy();
+    return recorded;
+  }
+
+  #standBy(): void {
+    if (this.#position !== undefined)
+      this.#options.logger.info({ queue: this.#label.queue }, 'event stream lease lost');
+    this.#position = undefined;
+    this.#unrecorded = undefined;
+    this.#options.metrics.eventLag.remove(this.#label);
   }
 
   /** Stops following and lets the lease lapse now, so a standby replica takes over at once. */
