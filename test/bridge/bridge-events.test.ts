@@ -21,8 +21,10 @@ let reports: Queue;
 let greetings: Queue;
 const client = mcpClient(() => `${pods.proxy.origin}/mcp`);
 
+// A bridge stopping waits this long for its tasks' jobs, then hands the tasks to another bridge.
+const DRAIN = { TASKGATE_DRAIN_TIMEOUT_MS: '1000' };
 const startBridge = async (port: number): Promise<ForkedProcess> =>
-  await forkBridge({ ...pods.env, TASKGATE_METRICS_PORT: String(port) }, configPath);
+  await forkBridge({ ...pods.env, ...DRAIN, TASKGATE_METRICS_PORT: String(port) }, configPath);
 const ran = (worker: ForkedProcess, taskId: string): number =>
   worker.output().match(new RegExp(`ran ${taskId} `, 'g'))?.length ?? 0;
 const resultOf = (messages: Json[]): Json => messages.find((m) => m.id === 7)?.result as Json;
@@ -37,7 +39,7 @@ beforeAll(async () => {
     'bridge-events',
     { TASKGATE_CURSOR_SECRET: 'bridge-test-cursor-secret-0123456789', TASKGATE_POLL_INTERVAL_MS: '200' },
     async (env) => {
-      bridge = await forkBridge({ ...env, TASKGATE_METRICS_PORT: String(bridgePort) }, configPath);
+      bridge = await forkBridge({ ...env, ...DRAIN, TASKGATE_METRICS_PORT: String(bridgePort) }, configPath);
       return bridge;
     },
   );
@@ -114,7 +116,9 @@ describe('bridge: the event stream of each existing queue, from a stored positio
     const sid = await client.session();
     const cancelled = await client.createTask(sid, 'greet', { n: 1 });
     await waitFor(async () => (await greetings.getJobState(cancelled)) === 'waiting', 'the job to be queued');
-    await Promise.all([bridge?.stop('SIGTERM', 10_000), second?.stop('SIGTERM', 10_000)]);
+    // Stopped cleanly: each hands its tasks back to the queue of bridged tasks.
+    const stopped = await Promise.all([bridge, second].map((proc) => proc?.stop('SIGTERM', 10_000) ?? 0));
+    expect(stopped).toEqual([0, 0]);
     second = undefined;
     const answer = await client.request(sid, 'tasks/cancel', { taskId: cancelled });
     expect(answer.result?.status).toBe('cancelled');

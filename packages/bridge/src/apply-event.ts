@@ -85,6 +85,17 @@ export class EventApplier {
     }
   }
 
+  /** Which of `taskIds` are cancelled tasks of one of `tools` (their jobs need not run). */
+  async cancelledOf(taskIds: readonly string[], tools: ReadonlyMap<string, BridgedToolConfig>): Promise<string[]> {
+    const statuses = await this.#deps.store.statuses(taskIds);
+    const cancelled = taskIds.filter((_id, i) => statuses[i] === 'cancelled');
+    const tasks = await Promise.all(cancelled.map((id) => this.#deps.store.read(id)));
+    return cancelled.filter((_id, i) => {
+      const tool = tasks[i]?.tool;
+      return tool !== undefined && tools.has(tool);
+    });
+  }
+
   /** Finishes the working task `taskId` of `tool` with an outcome read from its job's state. */
   async reconcile(taskId: string, tool: BridgedToolConfig, result: CallToolResult): Promise<boolean> {
     const task = await this.#task(taskId, new Map([[tool.name, tool]]));

@@ -14,6 +14,9 @@ import type { BridgedToolConfig } from './config.js';
 
 /** Entries read per XREAD. */
 const BATCH = 100;
+/** Job ids read per state and page, and at most, when looking for jobs of tasks cancelled meanwhile. */
+const WITHDRAW_PAGE = 500;
+const WITHDRAW_SCAN_LIMIT = 10_000;
 
 export interface FollowerOptions {
   readonly queue: ExistingQueue;
@@ -114,8 +117,10 @@ export class QueueFollower {
       await sleep(Math.max(50, Math.floor(leaseMs / 4)));
       return;
     }
-    if (this.#position === undefined) this.#position = await this.#resume(stored);
-    else if (stored !== '' && after(stored, this.#position)) this.#position = stored;
+    if (this.#position === undefined) {
+      this.#position = await this.#resume(stored);
+      await this.#withdrawCancelled();
+    } else if (stored !== '' && after(stored, this.#position)) this.#position = stored;
     if (this.#closed) return;
     const events = await queue.readEvents(this.#position, BATCH, this.#options.blockMs);
     for (const event of events) {
@@ -146,6 +151,21 @@ export class QueueFollower {
     this.#skippedUntilMs = Math.max(this.#skippedUntilMs, start === '0-0' ? Date.now() : streamEntryTime(start));
     for (const reconcile of [...this.#reconcilers]) reconcile();
     return start;
+  }
+
+  /**
+   * Taking the lease over: removes the not-started jobs of tasks cancelled while no bridge ran (a cancel
+   * removes the bridge's own job of a task that waits for a bridge, so no execution would remove them).
+   */
+  async #withdrawCancelled(): Promise<void> {
+    const { queue, applier, tools, logger, stream } = this.#options;
+    let removed = 0;
+    for (let start = 0; start < WITHDRAW_SCAN_LIMIT; start += WITHDRAW_PAGE) {
+      const ids = [...new Set(await queue.notStartedJobIds(start, WITHDRAW_PAGE))];
+      if (ids.length === 0) break;
+      for (const id of await applier.cancelledOf(ids, tools)) if (await queue.removeIfWaiting(id)) removed += 1;
+    }
+    if (removed > 0) logger.info({ queue: stream.queue, removed }, 'jobs of tasks cancelled meanwhile removed');
   }
 
   /**

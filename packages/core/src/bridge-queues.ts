@@ -163,6 +163,12 @@ export class ExistingQueue {
     return { state: 'other', progress };
   }
 
+  /** Ids of jobs that have not started (waiting, prioritized, delayed, paused), `page` per state from `start`. */
+  async notStartedJobIds(start: number, page: number): Promise<string[]> {
+    const states = ['waiting', 'prioritized', 'delayed', 'paused'] as const;
+    return await this.#queue.getRanges([...states], start, start + page - 1, true);
+  }
+
   /** Removes the job if it is still waiting or delayed; true when removed. An active job is left alone. */
   async removeIfWaiting(jobId: string): Promise<boolean> {
     return await removeJobIfWaiting(this.#queue, jobId);
