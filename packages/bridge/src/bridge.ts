@@ -77,7 +77,8 @@ function bridgedTool(
 
 /**
  * Starts a bridge: registers every configured tool in the catalog and consumes its taskgate queue; each task
- * becomes one job of the configured existing queue, followed until it ends.
+ * becomes one job of the configured existing queue. One follower per existing queue applies the queue's event
+ * stream to the tasks, from the position stored in taskgate's Redis, while this replica holds its lease.
  */
 export function createBridge(options: CreateBridgeOptions): TaskgateBridge {
   const { config, pollMs = 5000, leaseMs = 5000, blockMs = 1000, ...workerOptions } = options;
