@@ -1,4 +1,18 @@
-import { ExistingQueue, errorMessage, type Logger, noopLogger } from '@taskgate/core';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import {
+  BridgePositions,
+  closeRedis,
+  createRedisConnection,
+  ExistingQueue,
+  errorMessage,
+  Keys,
+  type Logger,
+  noopLogger,
+  TaskOutbox,
+  TaskStore,
+  taskMetrics,
+} from '@taskgate/core';
 import {
   type AnyToolDefinition,
   type CreateWorkerOptions,
@@ -7,9 +21,11 @@ import {
   type TaskgateWorker,
 } from '@taskgate/worker';
 import { Registry } from 'prom-client';
+import { EventApplier } from './apply-event.js';
 import { BridgeMetrics } from './bridge-metrics.js';
 import type { BridgeConfig, BridgedToolConfig } from './config.js';
 import { followJob } from './follow-job.js';
+import { QueueFollower } from './queue-follower.js';
 
 /**
  * Executions of a bridged task the worker runtime allows. Only a bridge that died while following a job
@@ -20,8 +36,12 @@ const BRIDGE_ATTEMPTS = 1000;
 
 export interface CreateBridgeOptions extends Omit<CreateWorkerOptions, 'tools' | 'resources' | 'prompts'> {
   readonly config: BridgeConfig;
-  /** Safety-net re-read of each followed job's state (ms, default 5000). */
+  /** Re-read of each followed job's state (ms, default 5000). */
   readonly pollMs?: number;
+  /** Lease of one queue's event stream (ms, default 5000): a standby replica takes over this long after. */
+  readonly leaseMs?: number;
+  /** Longest wait of one read of an event stream (ms, default 1000). */
+  readonly blockMs?: number;
 }
 
 /** A running bridge: a taskgate worker whose tools hand their tasks to existing queues. */
@@ -31,7 +51,11 @@ export interface TaskgateBridge extends TaskgateWorker {
 }
 
 /** The tool as the catalog publishes it: the configured JSON Schemas exactly as written. */
-function bridgedTool(tool: BridgedToolConfig, run: AnyToolDefinition['handler']): AnyToolDefinition {
+function bridgedTool(
+  tool: BridgedToolConfig,
+  run: AnyToolDefinition['handler'],
+  onSkipped: (taskId: string) => Promise<void>,
+): AnyToolDefinition {
   const definition = defineTool({
     name: tool.name,
     ...(tool.title !== undefined && { title: tool.title }),
@@ -44,45 +68,87 @@ function bridgedTool(tool: BridgedToolConfig, run: AnyToolDefinition['handler'])
     concurrency: tool.concurrency,
     handler: run,
   }) as AnyToolDefinition;
-  if (tool.outputSchema === undefined) return definition;
-  return Object.freeze({ ...definition, outputJsonSchema: JSON.parse(JSON.stringify(tool.outputSchema)) });
+  return Object.freeze({
+    ...definition,
+    onSkipped,
+    ...(tool.outputSchema !== undefined && { outputJsonSchema: JSON.parse(JSON.stringify(tool.outputSchema)) }),
+  });
 }
 
 /**
  * Starts a bridge: registers every configured tool in the catalog and consumes its taskgate queue; each task
- * becomes one job of the configured existing queue, followed until it ends.
+ * becomes one job of the configured existing queue. One follower per existing queue applies the queue's event
+ * stream to the tasks, from the position stored in taskgate's Redis, while this replica holds its lease.
  */
 export function createBridge(options: CreateBridgeOptions): TaskgateBridge {
-  const { config, pollMs = 5000, ...workerOptions } = options;
+  const { config, pollMs = 5000, leaseMs = 5000, blockMs = 1000, ...workerOptions } = options;
   const logger: Logger = options.logger ?? noopLogger;
   const registry = options.metrics ?? new Registry();
   const metrics = new BridgeMetrics(registry);
-  const queues = new Map<string, ExistingQueue>();
-  const queueOf = (tool: BridgedToolConfig): ExistingQueue => {
+  const keys = new Keys(options.prefix);
+  const redis = createRedisConnection(options.redis, 'command', (error) =>
+    logger.warn({ err: error.message }, 'redis connection error'),
+  );
+  const store = new TaskStore({ redis, keys, cursorSecret: randomBytes(32), observer: taskMetrics(registry) });
+  const applier = new EventApplier({ store, outbox: new TaskOutbox({ redis, keys }), metrics, logger });
+  const positions = new BridgePositions({ redis, keys });
+  const holder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  const followed = new Map<string, { queue: ExistingQueue; follower: QueueFollower }>();
+  const followedOf = (tool: BridgedToolConfig): { queue: ExistingQueue; follower: QueueFollower } => {
     const url = config.connections[tool.queue.connection]?.url as string;
-    const key = `${tool.queue.prefix}:${tool.queue.name}@${tool.queue.connection}`;
-    let queue = queues.get(key);
-    if (queue === undefined) {
-      queue = new ExistingQueue({ url, prefix: tool.queue.prefix, name: tool.queue.name }, (error) =>
+    const name = `${tool.queue.prefix}:${tool.queue.name}`;
+    const key = `${name}@${tool.queue.connection}`;
+    let entry = followed.get(key);
+    if (entry === undefined) {
+      const queue = new ExistingQueue({ url, prefix: tool.queue.prefix, name: tool.queue.name }, (error) =>
         logger.warn({ queue: key, err: error.message }, 'existing queue connection error'),
       );
-      queues.set(key, queue);
+      const tools = new Map(
+        config.tools
+          .filter((other) => `${other.queue.prefix}:${other.queue.name}@${other.queue.connection}` === key)
+          .map((other) => [other.name, other]),
+      );
+      const stream = { connection: tool.queue.connection, queue: name };
+      const follower = new QueueFollower({
+        queue,
+        stream,
+        tools,
+        positions,
+        applier,
+        metrics,
+        logger,
+        holder,
+        leaseMs,
+        blockMs,
+      });
+      entry = { queue, follower };
+      followed.set(key, entry);
     }
-    return queue;
+    return entry;
   };
+  const graceMs = leaseMs + pollMs;
   const tools = config.tools.map((tool) => {
-    const deps = { tool, queue: queueOf(tool), metrics, pollMs };
-    return bridgedTool(tool, (args, ctx) => followJob(deps, args as Record<string, unknown>, ctx));
+    const { queue, follower } = followedOf(tool);
+    const deps = { tool, queue, follower, applier, metrics, pollMs, graceMs };
+    const withdraw = async (taskId: string): Promise<void> => {
+      if (await queue.removeIfWaiting(taskId)) {
+        logger.info({ taskId, tool: tool.name, queue: tool.queue.name }, 'job of an ended task removed from its queue');
+      }
+    };
+    return bridgedTool(tool, (args, ctx) => followJob(deps, args as Record<string, unknown>, ctx), withdraw);
   });
-  const all = [...queues.values()];
-  // The worker takes tasks only once every existing queue's event stream is followed.
-  const connected = Promise.all(all.map((queue) => queue.ready()));
+  const all = [...followed.values()];
+  // Each queue's event stream is followed (or stood by for) before the bridge reports ready.
+  const connected = (async () => {
+    await Promise.all(all.map(({ queue }) => queue.ready()));
+    await Promise.all(all.map(({ follower }) => follower.start()));
+  })();
   connected.catch(() => {});
   const worker = createWorker({ ...workerOptions, tools, metrics: registry, logger });
   const ready = (async () => {
     await connected;
     await worker.ready;
-    logger.info({ tools: worker.tools, queues: [...queues.keys()] }, 'bridge ready');
+    logger.info({ tools: worker.tools, queues: [...followed.keys()] }, 'bridge ready');
   })();
   ready.catch(() => {});
   let closing: Promise<void> | undefined;
@@ -91,11 +157,13 @@ export function createBridge(options: CreateBridgeOptions): TaskgateBridge {
       try {
         await worker.close(closeOptions);
       } finally {
+        await Promise.all(all.map(({ follower }) => follower.close()));
         await Promise.all(
-          all.map((queue) =>
+          all.map(({ queue }) =>
             queue.close().catch((error: unknown) => logger.warn({ err: errorMessage(error) }, 'queue close failed')),
           ),
         );
+        await closeRedis(redis);
       }
     })();
     return closing;
@@ -105,7 +173,7 @@ export function createBridge(options: CreateBridgeOptions): TaskgateBridge {
     tools: worker.tools,
     resources: worker.resources,
     prompts: worker.prompts,
-    queues: [...queues.keys()],
+    queues: [...followed.keys()],
     resourceUpdated: (uri) => worker.resourceUpdated(uri),
     get active() {
       return worker.active;

@@ -1,10 +1,12 @@
-import type { ExistingJobEvent, ExistingQueue } from '@taskgate/core';
+import type { ExistingJobState, ExistingQueue } from '@taskgate/core';
 import type { CallToolResult } from '@taskgate/protocol';
 import { TaskAbortedError, type ToolContext } from '@taskgate/worker';
 import type { JobsOptions } from 'bullmq';
+import type { EventApplier } from './apply-event.js';
 import type { BridgeMetrics } from './bridge-metrics.js';
 import type { BridgedToolConfig } from './config.js';
-import { completedResult, failedResult, jobData, progressOf } from './mapping.js';
+import { completedResult, failedResult, jobData } from './mapping.js';
+import type { QueueFollower } from './queue-follower.js';
 
 /** Completed and failed jobs stay this long unless the config says otherwise, so a restarted bridge finds them. */
 const KEEP_FINISHED = { age: 24 * 3600 };
@@ -12,67 +14,63 @@ const KEEP_FINISHED = { age: 24 * 3600 };
 export interface FollowDeps {
   readonly tool: BridgedToolConfig;
   readonly queue: ExistingQueue;
+  readonly follower: QueueFollower;
+  readonly applier: EventApplier;
   readonly metrics: BridgeMetrics;
-  /** Safety-net re-read of the job's state, for events missed while the event stream reconnected (ms). */
+  /** How often the job's state is re-read (ms). */
   readonly pollMs: number;
+  /**
+   * How long a job may have ended before its task, read by state, is finished here rather than by the event
+   * stream's follower (ms): longer than a standby replica needs to take over the stream.
+   */
+  readonly graceMs: number;
 }
 
 function jobOptions(tool: BridgedToolConfig): JobsOptions {
   return { removeOnComplete: KEEP_FINISHED, removeOnFail: KEEP_FINISHED, ...tool.job.options } as JobsOptions;
 }
 
+/** The outcome a job's state says, for a job that ended (or vanished); undefined while it runs or waits. */
+function stateOutcome(tool: BridgedToolConfig, job: ExistingJobState): CallToolResult | undefined {
+  if (job.state === 'completed') return completedResult(tool, job.returnvalue);
+  if (job.state === 'failed') return failedResult(job.failedReason);
+  if (job.state === 'missing') {
+    return failedResult(`The job was removed from queue '${tool.queue.name}' before it finished`);
+  }
+  return undefined;
+}
+
 /**
  * One execution of a bridged tool: hands the task to the existing queue (job id = task id: adding it again
- * after a crash adds nothing), then follows the job until it ends — from its queue's event stream, with a
- * re-read of the job's state at every event and every `pollMs` — and returns its outcome as the tool's
- * result. Progress becomes MCP progress and the task's statusMessage. The state is read after the event
- * subscription starts, so this execution (a first run, or a re-run after a bridge died) sees everything
- * that happened before it too.
+ * after a crash adds nothing), then stays with the task until it ends. The queue's event stream follower
+ * applies the job's progress and outcome to the task; this execution re-reads the job's state every
+ * `pollMs` to show that it is queued, and reconciles by state — finishes the task from the job's state —
+ * when the job finished before a point the follower had to skip to (its position was lost), or ended more
+ * than `graceMs` ago and its task is still working.
  */
 export async function followJob(
   deps: FollowDeps,
   args: Record<string, unknown>,
   ctx: ToolContext,
 ): Promise<CallToolResult> {
-  const { tool, queue, metrics } = deps;
+  const { tool, queue, follower } = deps;
   const jobId = ctx.taskId;
   const queueName = tool.queue.name;
-  const lagLabel = { queue: `${tool.queue.prefix}:${queueName}` };
   let wake: () => void = () => {};
   let shownStatus: string | undefined;
-  let shownProgress: string | undefined;
-  let lastEvent: ExistingJobEvent | undefined;
+  let endedAt: number | undefined;
 
   const status = (text: string): void => {
     if (text === shownStatus) return;
     shownStatus = text;
     void ctx.setStatusMessage(text);
   };
-  const progress = (data: unknown): void => {
-    const reported = progressOf(data);
-    const key = JSON.stringify(data);
-    if (reported === undefined || key === shownProgress) return;
-    shownProgress = key;
-    void ctx.progress(reported.progress, reported.total, reported.message);
-    const of = reported.total !== undefined ? ` of ${reported.total}` : '';
-    status(reported.message ?? `Progress ${reported.progress}${of}`);
-  };
-  const unfollow = queue.follow(jobId, (event) => {
-    metrics.eventLag.set(lagLabel, Math.max(0, Date.now() - event.eventMs) / 1000);
-    if (event.kind === 'progress') progress(event.data);
-    else if (event.kind === 'active') status(`Running in queue '${queueName}'`);
-    else lastEvent = event;
-    wake();
-  });
+  const offFallback = follower.onFallback(() => wake());
   const onAbort = (): void => wake();
   ctx.signal.addEventListener('abort', onAbort);
-  const applied = (outcome: 'completed' | 'failed', result: CallToolResult): CallToolResult => {
-    metrics.applied.inc({ tool: tool.name, outcome });
-    return result;
-  };
   try {
     if (await queue.add(tool.job.name, jobData(tool, args), jobOptions(tool), jobId)) {
-      metrics.handedOff.inc({ tool: tool.name });
+      deps.metrics.handedOff.inc({ tool: tool.name });
       ctx.logger.info({ queue: queueName, jobName: tool.job.name }, 'job handed off');
     }
     for (;;) {
@@ -83,26 +81,26 @@ export async function followJob(
         timer = setTimeout(resolve, deps.pollMs);
       });
       const job = await queue.state(jobId);
-      if (job.state === 'completed') return applied('completed', completedResult(tool, job.returnvalue));
-      if (job.state === 'failed') return applied('failed', failedResult(job.failedReason));
-      if (job.state === 'missing') {
-        // Removed right after finishing (the config's removeOnComplete/removeOnFail): the event said how.
-        if (lastEvent?.kind === 'completed') return applied('completed', completedResult(tool, lastEvent.returnvalue));
-        if (lastEvent?.kind === 'failed') return applied('failed', failedResult(lastEvent.failedReason));
-        return applied('failed', failedResult(`The job was removed from queue '${queueName}' before it finished`));
-      }
-      // BullMQ's progress of a job that never reported any is 0: nothing to relay.
-      if (job.progress !== 0) progress(job.progress);
-      if (job.state === 'waiting' || job.state === 'delayed') {
+      const outcome = stateOutcome(tool, job);
+      if (outcome !== undefined) {
+        endedAt ??= Date.now();
+        const finishedOn = 'finishedOn' in job ? job.finishedOn : undefined;
+        const skipped = finishedOn !== undefined && finishedOn <= follower.skippedUntilMs;
+        if (skipped || Date.now() - endedAt >= deps.graceMs) {
+          ctx.logger.info({ queue: queueName, state: job.state }, 'task reconciled by its job state');
+          await deps.applier.reconcile(jobId, tool, outcome);
+          return outcome;
+        }
+      } else if (job.state === 'waiting' || job.state === 'delayed') {
         status(`Queued in '${queueName}': waiting for a worker of the queue`);
-      } else if (job.state === 'active' && shownProgress === undefined) {
+      } else if (job.state === 'active' && shownStatus !== undefined) {
         status(`Running in queue '${queueName}'`);
       }
       await woken;
       clearTimeout(timer);
     }
   } finally {
-    unfollow();
+    offFallback();
     ctx.signal.removeEventListener('abort', onAbort);
   }
 }

@@ -1,4 +1,4 @@
-import { type JobsOptions, Queue, QueueEvents } from 'bullmq';
+import { type JobsOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { createRedisConnection } from './connection.js';
 import { closeRedis } from './redis-close.js';
@@ -14,40 +14,79 @@ export interface ExistingQueueAddress {
 /** What the bridge reads of a job of an existing queue. */
 export type ExistingJobState =
   | { readonly state: 'missing' }
-  | { readonly state: 'completed'; readonly returnvalue: unknown }
-  | { readonly state: 'failed'; readonly failedReason: string }
+  | { readonly state: 'completed'; readonly returnvalue: unknown; readonly finishedOn?: number }
+  | { readonly state: 'failed'; readonly failedReason: string; readonly finishedOn?: number }
   | { readonly state: 'active' | 'waiting' | 'delayed' | 'other'; readonly progress: unknown };
 
-/** What happened to a followed job, as its queue's event stream tells it (`eventMs`: when the event was written). */
-export type ExistingJobEvent =
-  | { readonly kind: 'progress'; readonly data: unknown; readonly eventMs: number }
-  | { readonly kind: 'active'; readonly eventMs: number }
-  | { readonly kind: 'completed'; readonly returnvalue: unknown; readonly eventMs: number }
-  | { readonly kind: 'failed'; readonly failedReason: string; readonly eventMs: number }
-  | { readonly kind: 'removed'; readonly eventMs: number };
+/** Fields every entry of a queue's event stream carries: its stream id, when it was written, the job's id. */
+interface EventBase {
+  readonly id: string;
+  readonly eventMs: number;
+  /** '' for events of the queue itself (`drained`...). */
+  readonly jobId: string;
+}
 
-type Listener = (event: ExistingJobEvent) => void;
+/** One entry of an existing queue's event stream (`<prefix>:<queue>:events`), as BullMQ wrote it. */
+export type ExistingQueueEvent = EventBase &
+  (
+    | { readonly kind: 'progress'; readonly data: unknown }
+    | { readonly kind: 'active' }
+    | { readonly kind: 'completed'; readonly returnvalue: unknown }
+    | { readonly kind: 'failed'; readonly failedReason: string }
+    | { readonly kind: 'removed' }
+    | { readonly kind: 'other'; readonly event: string }
+  );
+
+/** The first and the newest entry ids of an event stream (both undefined when it is empty or absent). */
+export interface EventStreamEnds {
+  readonly first?: string;
+  readonly last?: string;
+}
 
 /** The time part of a Redis stream entry id (`<ms>-<n>`). */
-function eventTime(id: string): number {
+export function streamEntryTime(id: string): number {
   const ms = Number.parseInt(id, 10);
   return Number.isFinite(ms) ? ms : Date.now();
 }
 
+function parsed(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function eventOf(id: string, flat: readonly string[]): ExistingQueueEvent {
+  const fields = new Map<string, string>();
+  for (let i = 0; i + 1 < flat.length; i += 2) fields.set(flat[i] as string, flat[i + 1] as string);
+  const base = { id, eventMs: streamEntryTime(id), jobId: fields.get('jobId') ?? '' };
+  const event = fields.get('event') ?? '';
+  if (event === 'progress') return { ...base, kind: 'progress', data: parsed(fields.get('data')) };
+  if (event === 'active') return { ...base, kind: 'active' };
+  if (event === 'completed') return { ...base, kind: 'completed', returnvalue: parsed(fields.get('returnvalue')) };
+  if (event === 'failed')
+    return { ...base, kind: 'failed', failedReason: fields.get('failedReason') ?? 'the job failed' };
+  if (event === 'removed') return { ...base, kind: 'removed' };
+  return { ...base, kind: 'other', event };
+}
+
+type StreamReply = [key: string, entries: [id: string, fields: string[]][]][] | null;
+
 /**
  * One existing BullMQ queue, as the bridge uses it: adds jobs (job id = the task id, so adding twice adds
- * nothing), reads a job's state, follows its queue's event stream (`QueueEvents`, one blocking connection
- * per queue, events dispatched by job id) and removes a job that has not started. The queue's own workers
- * are never touched.
+ * nothing), reads a job's state, reads the queue's event stream from a given entry (XREAD on a connection
+ * of its own, since it blocks) and removes a job that has not started. The queue's own workers are never
+ * touched.
  */
 export class ExistingQueue {
   readonly address: ExistingQueueAddress;
   readonly #connection: Redis;
-  /** QueueEvents blocks on XREAD: a connection of its own. */
+  /** XREAD BLOCK holds its connection: one of its own. */
   readonly #eventsConnection: Redis;
-  readonly #events: QueueEvents;
   readonly #queue: Queue;
-  readonly #listeners = new Map<string, Set<Listener>>();
+  readonly #eventsKey: string;
 
   constructor(address: ExistingQueueAddress, onError: (error: Error) => void) {
     this.address = address;
@@ -55,27 +94,43 @@ export class ExistingQueue {
     this.#queue = new Queue(address.name, { connection: this.#connection, prefix: address.prefix });
     this.#queue.on('error', onError);
     this.#eventsConnection = createRedisConnection(address.url, 'bullmq-worker', onError);
-    this.#events = new QueueEvents(address.name, { connection: this.#eventsConnection, prefix: address.prefix });
-    this.#events.on('error', onError);
-    const dispatch = (jobId: string, event: ExistingJobEvent): void => {
-      for (const listener of this.#listeners.get(jobId) ?? []) listener(event);
-    };
-    this.#events.on('progress', ({ jobId, data }, id) =>
-      dispatch(jobId, { kind: 'progress', data, eventMs: eventTime(id) }),
-    );
-    this.#events.on('active', ({ jobId }, id) => dispatch(jobId, { kind: 'active', eventMs: eventTime(id) }));
-    this.#events.on('completed', ({ jobId, returnvalue }, id) =>
-      dispatch(jobId, { kind: 'completed', returnvalue, eventMs: eventTime(id) }),
-    );
-    this.#events.on('failed', ({ jobId, failedReason }, id) =>
-      dispatch(jobId, { kind: 'failed', failedReason, eventMs: eventTime(id) }),
-    );
-    this.#events.on('removed', ({ jobId }, id) => dispatch(jobId, { kind: 'removed', eventMs: eventTime(id) }));
+    this.#eventsKey = `${address.prefix}:${address.name}:events`;
   }
 
-  /** Resolves once the queue and its event stream are connected. */
+  /** Resolves once the queue and the event stream's connection are connected. */
   async ready(): Promise<void> {
-    await Promise.all([this.#queue.waitUntilReady(), this.#events.waitUntilReady()]);
+    await Promise.all([this.#queue.waitUntilReady(), this.#eventsConnection.ping()]);
+  }
+
+  /** Up to `count` entries of the event stream after entry `after`, waiting at most `blockMs` for one. */
+  async readEvents(after: string, count: number, blockMs: number): Promise<ExistingQueueEvent[]> {
+    const reply = (await this.#eventsConnection.xread(
+      'COUNT',
+      count,
+      'BLOCK',
+      blockMs,
+      'STREAMS',
+      this.#eventsKey,
+      after,
+    )) as StreamReply;
+    return (reply?.[0]?.[1] ?? []).map(([id, fields]) => eventOf(id, fields));
+  }
+
+  /** The ids of the stream's first and newest entries. */
+  async eventStreamEnds(): Promise<EventStreamEnds> {
+    const [first, last] = await Promise.all([
+      this.#connection.xrange(this.#eventsKey, '-', '+', 'COUNT', 1),
+      this.#connection.xrevrange(this.#eventsKey, '+', '-', 'COUNT', 1),
+    ]);
+    return {
+      ...(first[0] !== undefined && { first: first[0][0] }),
+      ...(last[0] !== undefined && { last: last[0][0] }),
+    };
+  }
+
+  /** Whether the entry `id` is still in the stream (BullMQ trims it to about 10,000 entries). */
+  async hasEvent(id: string): Promise<boolean> {
+    return (await this.#connection.xrange(this.#eventsKey, id, id)).length > 0;
   }
 
   /** Adds the job unless one with this id exists; true when this call added it. */
@@ -95,8 +150,9 @@ export class ExistingQueue {
       // job no longer changes, so read it again.
       const finished = await this.#queue.getJob(jobId);
       if (finished === undefined) return { state: 'missing' };
-      if (state === 'completed') return { state, returnvalue: finished.returnvalue };
-      return { state, failedReason: finished.failedReason ?? 'the job failed' };
+      const when = finished.finishedOn !== undefined && { finishedOn: finished.finishedOn };
+      if (state === 'completed') return { state, returnvalue: finished.returnvalue, ...when };
+      return { state, failedReason: finished.failedReason ?? 'the job failed', ...when };
     }
     if (state === 'unknown') return { state: 'missing' };
     const progress = job.progress;
@@ -107,18 +163,10 @@ export class ExistingQueue {
     return { state: 'other', progress };
   }
 
-  /** Calls `listener` with every event of the job until the returned function is called. */
-  follow(jobId: string, listener: Listener): () => void {
-    let set = this.#listeners.get(jobId);
-    if (set === undefined) {
-      set = new Set();
-      this.#listeners.set(jobId, set);
-    }
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0) this.#listeners.delete(jobId);
-    };
+  /** Ids of jobs that have not started (waiting, prioritized, delayed, paused), `page` per state from `start`. */
+  async notStartedJobIds(start: number, page: number): Promise<string[]> {
+    const states = ['waiting', 'prioritized', 'delayed', 'paused'] as const;
+    return await this.#queue.getRanges([...states], start, start + page - 1, true);
   }
 
   /** Removes the job if it is still waiting or delayed; true when removed. An active job is left alone. */
@@ -127,7 +175,7 @@ export class ExistingQueue {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled([this.#events.close(), this.#queue.close()]);
+    await Promise.allSettled([this.#queue.close()]);
     await Promise.all([closeRedis(this.#connection), closeRedis(this.#eventsConnection)]);
   }
 }

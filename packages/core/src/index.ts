@@ -1,8 +1,11 @@
+export { type AdvanceReply, BridgePositions, type BridgeStream } from './bridge-positions.js';
 export {
-  type ExistingJobEvent,
+  type EventStreamEnds,
   type ExistingJobState,
   ExistingQueue,
   type ExistingQueueAddress,
+  type ExistingQueueEvent,
+  streamEntryTime,
 } from './bridge-queues.js';
 export { Catalog, type CatalogOptions } from './catalog.js';
 export {

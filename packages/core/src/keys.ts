@@ -266,4 +266,12 @@ export class Keys {
   taskRelay(taskId: string): string {
     return `${this.#slot(taskId)}:relay:${taskId}`;
   }
+
+  /**
+   * Hash with the bridge's position in one existing queue's event stream (the last applied entry id) and the
+   * lease naming the bridge replica that follows it. Names are URI-encoded: no ':' or '{}' of theirs leaks.
+   */
+  bridgePosition(connection: string, queue: string): string {
+    return `${this.prefix}:bridge:${encodeURIComponent(connection)}:${encodeURIComponent(queue)}`;
+  }
 }

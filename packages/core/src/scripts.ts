@@ -22,6 +22,7 @@ export const SCRIPT_KEY_COUNTS = {
   relayEvent: 5,
   lease: 1,
   carrierLease: 5,
+  bridgePosition: 1,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPT_KEY_COUNTS;

@@ -85,6 +85,11 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   /** JSON Schema (2020-12) of the arguments as a client sends them: zod's without `$schema`, or the one given. */
   readonly inputJsonSchema: ToolJsonSchema;
   readonly outputJsonSchema?: ToolJsonSchema;
+  /**
+   * Told when a job of this tool is skipped because its task is not live any more (cancelled, finished or
+   * expired before this execution could start), e.g. to withdraw work handed elsewhere. Errors are logged.
+   */
+  readonly onSkipped?: (taskId: string) => Promise<void>;
   // A method (not a property) on purpose: definitions with different argument types then fit AnyToolDefinition.
   handler(args: z.output<I>, ctx: ToolContext): ToolReturn<O> | Promise<ToolReturn<O>>;
 }

@@ -103,6 +103,9 @@ export async function runJob(deps: RunnerDeps, job: Job<ToolJobData>, token: str
   if (!started.ok) {
     await unwatch();
     logger.debug({ reason: started.reason }, 'the task is not live any more: job skipped');
+    await def.onSkipped?.(data.taskId).catch((error: unknown) => {
+      logger.warn({ err: errorMessage(error) }, 'the tool could not withdraw the skipped task');
+    });
     return;
   }
 
