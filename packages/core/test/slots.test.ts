@@ -3,6 +3,7 @@ import { useRedis } from '@taskgate/test-harness';
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import {
+  BridgePositions,
   EventBus,
   EventLog,
   InputRequests,
@@ -145,6 +146,7 @@ describe('Redis Cluster slots', () => {
     const inputs = new InputRequests({ redis: conn, bus, keys });
     const subscriptions = new ResourceSubscriptions({ redis: conn, keys, idleTtlMs: 60_000 });
     const catalog = new ToolCatalog({ redis: conn, keys });
+    const positions = new BridgePositions({ redis: conn, keys });
 
     const { runs, multis } = await record(redis, async () => {
       // An authenticated owner's session and tasks, and an unauthenticated session owning its own tasks.
@@ -206,6 +208,10 @@ describe('Redis Cluster slots', () => {
         await sessions.releaseStream(session.sessionId, getStream);
         await sessions.end(session.sessionId);
       }
+      const stream = { connection: 'legacy', queue: 'bull:reports' };
+      await positions.hold(stream, 'bridge-1', 5_000);
+      await positions.advance(stream, 'bridge-1', 5_000, '1-1');
+      await positions.release(stream, 'bridge-1');
       await catalog.register([
         { tool: { name: 'echo', inputSchema: { type: 'object' } }, queue: 'tool.echo', attempts: 1 } as never,
       ]);
