@@ -11,7 +11,7 @@ const messages = (response: RawResponse): unknown[] =>
   response.events().length > 0 ? response.events() : [response.json()];
 
 describe('Redis Sentinel (one master, one replica, three sentinels)', () => {
-  it('a gateway process and a worker reach the master through the sentinels, also after SENTINEL FAILOVER', async () => {
+  it('a gateway process and a worker reach the master through the sentinels; after SENTINEL FAILOVER during a task, it and new tasks complete', async () => {
     await using set = await startRedisSentinels();
     const prefix = uniquePrefix('sentinel');
     const worker = createWorker({
@@ -39,6 +39,12 @@ describe('Redis Sentinel (one master, one replica, three sentinels)', () => {
       expect(await echo('before')).toEqual([
         { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'before' }] } },
       ]);
+      // A task in flight across the failover: created and taken by the worker on the old master.
+      const flightSession = await rawInitialize(url);
+      const inFlight = messages(
+        await rawCall(url, flightSession, 'tools/call', { name: 'sleep', arguments: { ms: 1500 }, task: {} }),
+      ) as { result: { task: { taskId: string } } }[];
+      const inFlightId = inFlight[0]?.result.task.taskId as string;
       const newMaster = await set.failover();
       expect(newMaster).toBe(set.replica.port);
       // The connections follow the failover: the next call completes on the promoted replica.
@@ -50,6 +56,9 @@ describe('Redis Sentinel (one master, one replica, three sentinels)', () => {
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
       expect(after).toEqual([{ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'after' }] } }]);
+      // The task in flight completes: its worker and the gateways reconnected to the promoted replica.
+      const flown = messages(await rawCall(url, flightSession, 'tasks/result', { taskId: inFlightId }));
+      expect(flown).toMatchObject([{ jsonrpc: '2.0', result: { content: [{ type: 'text', text: 'slept 1500 ms' }] } }]);
       // A task created on the new master runs to completion.
       const sessionId = await rawInitialize(url);
       const created = messages(
