@@ -108,12 +108,14 @@ describe('helm/taskgate: settings', () => {
       expect(names.filter((name) => !KNOWN_ENV.has(name))).toEqual([]);
     }
     // The full values set every setting their scope reads, except the file-or-inline alternatives of auth and
-    // what needs an external Redis set-up the chart's own Redis is not (Sentinel, Cluster, ACL user, a CA file).
+    // what needs an external Redis set-up the chart's own Redis is not (Sentinel, Cluster, ACL user, a CA file,
+    // replicas to WAIT for).
     const gateway = containerEnv(objects, one(objects, 'Deployment', 'taskgate-gateway'));
     const worker = containerEnv(objects, one(objects, 'Deployment', 'taskgate-worker'));
     const bridge = containerEnv(objects, one(objects, 'Deployment', 'taskgate-bridge'));
     const jwtOnly = (env: string): boolean => /JWT|JWKS|AUTHORIZATION_SERVERS|RESOURCE_URL|TOKENS_FILE/.test(env);
-    const externalRedisOnly = (env: string): boolean => /^TASKGATE_REDIS_(SENTINEL|CLUSTER|USERNAME|TLS_CA)/.test(env);
+    const externalRedisOnly = (env: string): boolean =>
+      /^TASKGATE_REDIS_(SENTINEL|CLUSTER|USERNAME|TLS_CA|WAIT)/.test(env);
     for (const setting of SETTINGS) {
       if (jwtOnly(setting.env) || externalRedisOnly(setting.env)) continue;
       if (setting.env in FILE_SETTINGS) {

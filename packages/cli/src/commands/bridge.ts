@@ -41,8 +41,10 @@ export async function runBridge(argv: readonly string[]): Promise<number> {
     config: bridgeConfig,
     logger,
   });
-  await bridge.ready;
-  return await new Promise<number>((done) => {
+  // Signals are handled from here on: readiness may be reported (by the worker part) before `ready` settles.
+  const exited = new Promise<number>((done) => {
     handleShutdownSignals(bridge, { deadlineMs: config.TASKGATE_DRAIN_TIMEOUT_MS, logger, exit: done });
   });
+  await bridge.ready;
+  return await exited;
 }
