@@ -59,9 +59,9 @@ async function runSingleBesideCluster(
           (result.errors > 0 ? ` errors=${result.errors}` : ''),
       );
       for (const shard of result.shards) {
-        const { all, owner, bullmq, processWide } = shard.keys;
+        const { all, owner, bullmq, other } = shard.keys;
         say(
-          `    ${shard.address}: ${shard.commandsPerTask.toFixed(1)} commands/task, ${all} keys (${owner} per-owner, ${bullmq} BullMQ, ${processWide} process-wide)`,
+          `    ${shard.address}: ${shard.commandsPerTask.toFixed(1)} commands/task, ${all} keys (${owner} per-owner, ${bullmq} BullMQ, ${other} other)`,
         );
         say(`      ${shard.breakdown}`);
       }

@@ -117,7 +117,7 @@ export function parseConfig(argv: readonly string[], rootDir: string): BenchConf
     // Enough owners that their share per shard is within a few % (each owner's slot tag is random).
     shards: quick
       ? { owners: 150, tasks: 600, inFlight: 50, maxMs: 8000 }
-      : { owners: 300, tasks: 3000, inFlight: 50, maxMs: 15_000 },
+      : { owners: 300, tasks: 1500, inFlight: 50, maxMs: 15_000 },
     only: only as ReadonlySet<WorkloadId>,
     outDir: values.out ?? `${rootDir}bench/results`,
   };

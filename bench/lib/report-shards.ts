@@ -1,4 +1,10 @@
-import { type KeyCounts, type ShardFigures, type ShardsResult, spreadPercent } from '../workloads/shards.js';
+import {
+  type CommandsByKey,
+  type KeyCounts,
+  type ShardFigures,
+  type ShardsResult,
+  spreadPercent,
+} from '../workloads/shards.js';
 import type { Verdict } from './report.js';
 
 /** The largest deviation from the mean across shards that the per-owner keys may show (%). */
@@ -26,6 +32,12 @@ export function buildShardRows(single: ShardsResult, cluster: ShardsResult): Sha
     perShard: shards.map((shard) => pick(shard.keys)),
     ...extra,
   });
+  const byKeyRow = (metric: string, pick: (by: CommandsByKey) => number): ShardRow => ({
+    metric,
+    single: sum(single.shards.map((shard) => pick(shard.byKey))),
+    cluster: sum(shards.map((shard) => pick(shard.byKey))),
+    perShard: shards.map((shard) => pick(shard.byKey)),
+  });
   const ownerSpread = spreadPercent(shards.map((shard) => shard.keys.owner));
   const allSpread = spreadPercent(shards.map((shard) => shard.keys.all));
   const commandShare = (shard: ShardFigures): number => (shard.commandsPerTask / cluster.commandsPerTask) * 100;
@@ -48,6 +60,10 @@ export function buildShardRows(single: ShardsResult, cluster: ShardsResult): Sha
       perShard: shards.map(commandShare),
       target: `reference: spread ${spreadPercent(shards.map(commandShare)).toFixed(1)} %`,
     },
+    byKeyRow('f. … on per-owner keys (MONITOR pass)', (by) => by.owner),
+    byKeyRow("f. … on BullMQ's keys (MONITOR pass)", (by) => by.bullmq),
+    byKeyRow('f. … on other keys: catalog, rate limits (MONITOR pass)', (by) => by.other),
+    byKeyRow('f. … naming no key: MULTI, EXEC, TIME, … (MONITOR pass)', (by) => by.none),
     keyRow('f. keys after the run (DBSIZE)', (keys) => keys.all, {
       target: `reference: spread ${allSpread.toFixed(1)} %`,
     }),
@@ -57,13 +73,13 @@ export function buildShardRows(single: ShardsResult, cluster: ShardsResult): Sha
     }),
     keyRow('f. … of which session records (one per owner)', (keys) => keys.sessions),
     keyRow('f. … BullMQ keys (tg:bull:{queue}:…, one slot per queue)', (keys) => keys.bullmq),
-    keyRow('f. … process-wide keys (tg:{catalog}:…)', (keys) => keys.processWide),
+    keyRow('f. … other keys (tg:{catalog}:…, tg:rl:…)', (keys) => keys.other),
   ];
 }
 
 function fmt(value: number | undefined): string {
   if (value === undefined) return '–';
-  if (!Number.isFinite(value)) return String(value);
+  if (!Number.isFinite(value) || Number.isInteger(value)) return String(value);
   const abs = Math.abs(value);
   return abs >= 1000 ? value.toFixed(0) : abs >= 100 ? value.toFixed(1) : value.toFixed(2);
 }

@@ -234,9 +234,10 @@ const MAY_BE_NON_POSITIVE = new Set([
   'errors',
   'slowShare',
   'idleCommandsPerSecond',
-  // f: a shard may hold none of BullMQ's or the process-wide keys.
+  // f: a shard may hold (and its commands name) none of BullMQ's or the process-wide keys.
   'bullmq',
-  'processWide',
+  'other',
+  'none',
 ]);
 
 /** Everything wrong with the figures: missing, not finite, not positive, failed operations, lost waiters. */
