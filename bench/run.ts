@@ -4,7 +4,8 @@
  *
  * Starts private redis-servers, taskgate gateway and worker processes, the anchor process and a raw BullMQ
  * worker process; drives workloads a–e; prints one Markdown table with absolute figures, ratios and each
- * target's verdict; writes everything as JSON under bench/results/. Exits non-zero when a figure is missing
+ * target's verdict; workload f (`--cluster`) runs the same task load on one redis-server and on a 3-master
+ * Redis Cluster and prints a table of its own, a column per shard; writes everything as JSON under bench/results/. Exits non-zero when a figure is missing
  * or not sane (a missed target is reported, not an error). Every process it started is stopped by pid.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,13 +16,16 @@ import { type BenchConfig, parseConfig, USAGE } from './lib/config.js';
 import { ProcessSet } from './lib/processes.js';
 import { info } from './lib/redis-stats.js';
 import { type BenchResults, buildRows, renderTable, sanityProblems } from './lib/report.js';
+import { buildShardRows, renderShardTable, type ShardRow } from './lib/report-shards.js';
 import { startAnchor } from './systems/anchor.js';
 import { startBullmq } from './systems/bullmq.js';
 import type { Subject } from './systems/mcp-subject.js';
 import { startTaskgate } from './systems/taskgate.js';
+import { type ShardedTaskgate, startTaskgateCluster, startTaskgateSingle } from './systems/taskgate-cluster.js';
 import { runLatency, runThroughput } from './workloads/latency.js';
 import { runListPages } from './workloads/list-pages.js';
 import { runRedisCost } from './workloads/redis-cost.js';
+import { runShards, type ShardsResult } from './workloads/shards.js';
 import { runSseFloor, runWaiters } from './workloads/waiters.js';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -32,7 +36,49 @@ function versionOf(pkg: string): string {
   return json.version;
 }
 
+/** f. The same load on a single redis-server, then on a 3-master cluster; each stopped before the next starts. */
+async function runSingleBesideCluster(
+  config: BenchConfig,
+  processes: ProcessSet,
+): Promise<{ f: NonNullable<BenchResults['f']>; redis: string }> {
+  const { owners, tasks, inFlight } = config.shards;
+  say(
+    `f. single node beside a Redis Cluster (3 masters): ${tasks} tasks at ${inFlight} in flight over ${owners} owners`,
+  );
+  const measured: ShardsResult[] = [];
+  let redis = 'unknown';
+  for (const start of [startTaskgateSingle, startTaskgateCluster]) {
+    const target: ShardedTaskgate = await start(config, processes, root);
+    try {
+      const first = target.shards[0];
+      if (first !== undefined) redis = (await info(first.redis, 'server')).redis_version ?? redis;
+      const result = await runShards(target, config.shards);
+      measured.push(result);
+      say(
+        `  ${result.topology}: n=${result.tasks} ${result.throughput.toFixed(0)}/s p50=${result.p50.toFixed(2)} ms, ${result.commandsPerTask.toFixed(1)} commands/task` +
+          (result.errors > 0 ? ` errors=${result.errors}` : ''),
+      );
+      for (const shard of result.shards) {
+        const { all, owner, bullmq, other } = shard.keys;
+        say(
+          `    ${shard.address}: ${shard.commandsPerTask.toFixed(1)} commands/task, ${all} keys (${owner} per-owner, ${bullmq} BullMQ, ${other} other)`,
+        );
+        say(`      ${shard.breakdown}`);
+      }
+    } finally {
+      await target.stop();
+    }
+  }
+  const [single, cluster] = measured as [ShardsResult, ShardsResult];
+  return { f: { single, cluster }, redis };
+}
+
 async function runAll(config: BenchConfig, processes: ProcessSet): Promise<{ results: BenchResults; redis: string }> {
+  const results: BenchResults = {};
+  let redis = 'unknown';
+  // f first, on systems of its own, before anything else loads the machine.
+  if (config.only.has('f')) ({ f: results.f, redis } = await runSingleBesideCluster(config, processes));
+  if ([...config.only].every((id) => id === 'f')) return { results, redis };
   const needsFloor = config.only.has('a') || config.only.has('b') || config.only.has('e');
   const needsAnchor = config.only.has('a') || config.only.has('b');
   say(
@@ -43,11 +89,10 @@ async function runAll(config: BenchConfig, processes: ProcessSet): Promise<{ res
     needsFloor ? startBullmq(config, processes, root) : Promise.resolve(undefined),
     needsAnchor ? startAnchor(processes, root) : Promise.resolve(undefined),
   ]);
-  const redis = (await info(taskgate.redis, 'server')).redis_version ?? 'unknown';
+  redis = (await info(taskgate.redis, 'server')).redis_version ?? redis;
   const subjects: Subject[] = [taskgate.subject];
   if (bullmq !== undefined) subjects.push(bullmq.subject);
   if (anchor !== undefined) subjects.push(anchor.subject);
-  const results: BenchResults = {};
 
   if (config.only.has('a')) {
     say('a. create → result latency, 1 in flight');
@@ -127,7 +172,11 @@ async function main(): Promise<number> {
   try {
     const { results, redis } = await runAll(config, processes);
     const rows = buildRows(results);
-    const table = renderTable(rows);
+    const shardRows: ShardRow[] = results.f === undefined ? [] : buildShardRows(results.f.single, results.f.cluster);
+    const tables = [
+      ...(rows.length > 0 ? [renderTable(rows)] : []),
+      ...(results.f === undefined ? [] : [renderShardTable(shardRows, results.f.cluster)]),
+    ];
     const cpu = cpus();
     const machine = {
       /** 1-minute load average at the start and the end: other work on the machine skews every figure. */
@@ -141,11 +190,11 @@ async function main(): Promise<number> {
       sdk: versionOf('@modelcontextprotocol/sdk'),
     };
     const command = `bash scripts/bench ${process.argv.slice(2).join(' ')}`.trim();
-    process.stdout.write(`\n${table}\n\n`);
+    process.stdout.write(`\n${tables.join('\n\n')}\n\n`);
     process.stdout.write(
       `machine: ${machine.cores} cores (${machine.cpu}), ${machine.ramGb} GB RAM, Node ${machine.node}, Redis ${machine.redis}, BullMQ ${machine.bullmq}, MCP SDK ${machine.sdk}; load average ${machine.load}\n`,
     );
-    const verdicts = rows.filter((row) => row.verdict !== undefined);
+    const verdicts = [...rows, ...shardRows].filter((row) => row.verdict !== undefined);
     for (const row of verdicts) process.stdout.write(`${row.verdict}  ${row.metric}: ${row.target}\n`);
     const problems = sanityProblems(results, config.only);
     const record = {
@@ -156,11 +205,13 @@ async function main(): Promise<number> {
       config: { ...config, only: [...config.only] },
       results,
       rows,
+      ...(shardRows.length > 0 && { shardRows }),
       problems,
     };
     mkdirSync(config.outDir, { recursive: true });
     const stamp = record.date.replace(/[:.]/g, '-');
-    const suffix = config.quick ? '-quick' : '';
+    const clusterOnly = [...config.only].every((id) => id === 'f');
+    const suffix = `${config.quick ? '-quick' : ''}${clusterOnly ? '-cluster' : ''}`;
     const body = `${JSON.stringify(record, null, 2)}\n`;
     writeFileSync(join(config.outDir, `bench-${stamp}${suffix}.json`), body);
     writeFileSync(join(config.outDir, `latest${suffix}.json`), body);

@@ -8,9 +8,18 @@ export interface LoadLevel {
   readonly maxMs: number;
 }
 
-/** Workload ids, as the issue names them. */
-export type WorkloadId = 'a' | 'b' | 'c' | 'd' | 'e';
-export const WORKLOADS: readonly WorkloadId[] = ['a', 'b', 'c', 'd', 'e'];
+/** Workload f's size: owners, tasks in all (stops early after `maxMs`), in flight. */
+export interface ShardsLoad {
+  readonly owners: number;
+  readonly tasks: number;
+  readonly inFlight: number;
+  readonly maxMs: number;
+}
+
+/** Workload ids, as the issue names them; f (single node beside a Redis Cluster) runs only when asked for. */
+export type WorkloadId = 'a' | 'b' | 'c' | 'd' | 'e' | 'f';
+export const WORKLOADS: readonly WorkloadId[] = ['a', 'b', 'c', 'd', 'e', 'f'];
+const DEFAULT_WORKLOADS: readonly WorkloadId[] = ['a', 'b', 'c', 'd', 'e'];
 
 /** Everything a bench run is told. */
 export interface BenchConfig {
@@ -30,19 +39,25 @@ export interface BenchConfig {
   readonly listSizes: readonly number[];
   readonly listSamples: number;
   readonly costTasks: number;
+  /** Workload f: owners, tasks and in flight, the same on the single node and on the cluster. */
+  readonly shards: ShardsLoad;
   readonly only: ReadonlySet<WorkloadId>;
   /** Where the JSON result goes. */
   readonly outDir: string;
 }
 
 export const USAGE = `usage: bash scripts/bench [--quick] [--gateways N] [--workers N] [--concurrency N]
-                         [--waiters N] [--list-sizes 1000,100000,1000000] [--only a,b,c,d,e] [--out DIR]
+                         [--waiters N] [--list-sizes 1000,100000,1000000] [--only a,b,c,d,e,f] [--cluster]
+                         [--out DIR]
 
   --quick        small counts (CI): checks only that every figure is produced and sane
   --gateways N   taskgate gateway processes (default 1; more go behind a round-robin proxy)
   --workers N    taskgate worker processes (default 1)
   --concurrency  jobs per worker process, taskgate and raw BullMQ alike (default 50)
-  --only         run only these workloads (a latency, b throughput, c waiters, d tasks/list, e Redis cost)`;
+  --only         run only these workloads (a latency, b throughput, c waiters, d tasks/list, e Redis cost,
+                 f single node beside a 3-master Redis Cluster); default a–e
+  --cluster      workload f alone (with --only: f as well): tasks/s, Redis commands per task per shard and
+                 keys per shard, one redis-server beside a Redis Cluster of 3 masters + 3 replicas`;
 
 const positiveInt = (name: string, raw: string | undefined, fallback: number): number => {
   if (raw === undefined) return fallback;
@@ -63,6 +78,7 @@ export function parseConfig(argv: readonly string[], rootDir: string): BenchConf
       waiters: { type: 'string' },
       'list-sizes': { type: 'string' },
       only: { type: 'string' },
+      cluster: { type: 'boolean', default: false },
       out: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
@@ -70,8 +86,10 @@ export function parseConfig(argv: readonly string[], rootDir: string): BenchConf
   });
   if (values.help) throw new Error(USAGE);
   const quick = values.quick === true;
-  const only = new Set((values.only ?? WORKLOADS.join(',')).split(',').map((id) => id.trim()));
+  const named = values.only ?? (values.cluster === true ? 'f' : DEFAULT_WORKLOADS.join(','));
+  const only = new Set(named.split(',').map((id) => id.trim()));
   for (const id of only) if (!WORKLOADS.includes(id as WorkloadId)) throw new Error(`--only: unknown workload '${id}'`);
+  if (values.cluster === true) only.add('f');
   const listSizes = (values['list-sizes'] ?? (quick ? '1000,10000' : '1000,100000,1000000'))
     .split(',')
     .map((size) => positiveInt('list-sizes', size, 0));
@@ -96,6 +114,10 @@ export function parseConfig(argv: readonly string[], rootDir: string): BenchConf
     listSizes,
     listSamples: quick ? 20 : 100,
     costTasks: quick ? 200 : 2000,
+    // Enough owners that their share per shard is within a few % (each owner's slot tag is random).
+    shards: quick
+      ? { owners: 150, tasks: 600, inFlight: 50, maxMs: 8000 }
+      : { owners: 300, tasks: 1500, inFlight: 50, maxMs: 15_000 },
     only: only as ReadonlySet<WorkloadId>,
     outDir: values.out ?? `${rootDir}bench/results`,
   };

@@ -25,6 +25,11 @@ export async function commandCalls(redis: Redis): Promise<Map<string, number>> {
 /** What the bench's own admin commands are called; left out of every count. */
 const ADMIN = new Set(['info', 'client|list', 'client', 'config|resetstat', 'monitor', 'memory|usage', 'ping']);
 
+/** True for the bench's own admin commands (INFO, CLIENT LIST, …), which every count leaves out. */
+export function isAdminCommand(name: string): boolean {
+  return ADMIN.has(name);
+}
+
 /** Per-command differences between two commandstats readings, admin commands left out. */
 export function callsDelta(before: Map<string, number>, after: Map<string, number>): Map<string, number> {
   const delta = new Map<string, number>();

@@ -1,5 +1,6 @@
 import type { ListResult } from '../workloads/list-pages.js';
 import type { CostResult } from '../workloads/redis-cost.js';
+import type { ShardsResult } from '../workloads/shards.js';
 import type { WaitersResult } from '../workloads/waiters.js';
 import type { LoadResult } from './stats.js';
 
@@ -12,6 +13,8 @@ export interface BenchResults {
   c?: WaitersResult;
   d?: ListResult[];
   e?: Record<string, CostResult>;
+  /** The same task load on one redis-server and on a 3-master Redis Cluster (its own table). */
+  f?: { single: ShardsResult; cluster: ShardsResult };
 }
 
 export type Verdict = 'PASS' | 'MISS';
@@ -231,6 +234,10 @@ const MAY_BE_NON_POSITIVE = new Set([
   'errors',
   'slowShare',
   'idleCommandsPerSecond',
+  // f: a shard may hold (and its commands name) none of BullMQ's or the process-wide keys.
+  'bullmq',
+  'other',
+  'none',
 ]);
 
 /** Everything wrong with the figures: missing, not finite, not positive, failed operations, lost waiters. */

@@ -22,20 +22,33 @@ export interface TaskgateSystem {
   readonly subject: McpSubject;
 }
 
+/** taskgate's gateway and worker processes on some Redis, and where clients reach them. */
+export interface TaskgateProcesses {
+  readonly cursorSecret: string;
+  readonly gateways: readonly BenchProcess[];
+  readonly gatewayUrls: readonly string[];
+  readonly workers: readonly BenchProcess[];
+  readonly url: string;
+  readonly subject: McpSubject;
+}
+
 /**
- * Starts taskgate as separate processes, from sources: gateways and workers (bench/fixtures/*-main.ts, the
- * library entry points `createGateway` / `createWorker` as `taskgate gateway|worker` call them) configured by
- * environment variables and left at their defaults (log level info, pollInterval 1 s, 100 active tasks per
- * owner), with the bench's `noop` tool.
+ * Starts the gateways and workers (bench/fixtures/*-main.ts, the library entry points `createGateway` /
+ * `createWorker` as `taskgate gateway|worker` call them) with `redisEnv` telling them where Redis is
+ * (REDIS_URL, or TASKGATE_REDIS_CLUSTER_NODES), and resolves once every one is ready. `redisPids` are the
+ * redis-servers, counted in the subject's CPU time.
  */
-export async function startTaskgate(config: BenchConfig, processes: ProcessSet, root: string): Promise<TaskgateSystem> {
-  const redisServer = await startRedisServer();
-  processes.add('taskgate redis-server', () => redisServer.stop());
-  const redis = new Redis(redisServer.url, { maxRetriesPerRequest: null });
-  processes.add('taskgate admin connection', async () => void (await redis.quit().catch(() => redis.disconnect())));
+export async function startTaskgateProcesses(
+  config: BenchConfig,
+  processes: ProcessSet,
+  root: string,
+  redisEnv: Record<string, string>,
+  redisPids: readonly number[],
+  name = 'taskgate',
+): Promise<TaskgateProcesses> {
   const cursorSecret = randomBytes(24).toString('base64url');
   const env = {
-    REDIS_URL: redisServer.url,
+    ...redisEnv,
     TASKGATE_KEY_PREFIX: 'tg',
     TASKGATE_CURSOR_SECRET: cursorSecret,
     LOG_LEVEL: 'info',
@@ -43,13 +56,13 @@ export async function startTaskgate(config: BenchConfig, processes: ProcessSet, 
   };
   const ports = await Promise.all(Array.from({ length: config.gateways }, () => freePort()));
   const gateways = ports.map((port, i) =>
-    processes.spawnNode(`taskgate-gateway-${i}`, `${root}bench/fixtures/gateway-main.ts`, [], {
+    processes.spawnNode(`${name}-gateway-${i}`, `${root}bench/fixtures/gateway-main.ts`, [], {
       ...env,
       PORT: String(port),
     }),
   );
   const workers = Array.from({ length: config.workers }, (_, i) =>
-    processes.spawnNode(`taskgate-worker-${i}`, `${root}bench/fixtures/worker-main.ts`, [], env),
+    processes.spawnNode(`${name}-worker-${i}`, `${root}bench/fixtures/worker-main.ts`, [], env),
   );
   await Promise.all([
     ...gateways.map((proc, i) =>
@@ -64,21 +77,27 @@ export async function startTaskgate(config: BenchConfig, processes: ProcessSet, 
   let url = gatewayUrls[0] as string;
   if (gateways.length > 1) {
     const proxy = await startRoundRobinProxy(ports.map((port) => `http://127.0.0.1:${port}`));
-    processes.add('round-robin proxy', () => proxy.close());
+    processes.add(`${name} round-robin proxy`, () => proxy.close());
     url = `${proxy.origin}/mcp`;
   }
   const pids = [...gateways, ...workers].map((proc) => proc.pid);
-  const subject = new McpSubject('taskgate', url, [...pids, redisServer.pid]);
-  processes.add('taskgate clients', () => subject.close());
-  return {
-    redisServer,
-    redis,
-    keys: new Keys('tg'),
-    cursorSecret,
-    gateways,
-    gatewayUrls,
-    workers,
-    url,
-    subject,
-  };
+  const subject = new McpSubject(name, url, [...pids, ...redisPids]);
+  processes.add(`${name} clients`, () => subject.close());
+  return { cursorSecret, gateways, gatewayUrls, workers, url, subject };
+}
+
+/**
+ * Starts taskgate as separate processes, from sources, on a private redis-server: gateways and workers
+ * configured by environment variables and left at their defaults (log level info, pollInterval 1 s, 100 active
+ * tasks per owner), with the bench's `noop` tool.
+ */
+export async function startTaskgate(config: BenchConfig, processes: ProcessSet, root: string): Promise<TaskgateSystem> {
+  const redisServer = await startRedisServer();
+  processes.add('taskgate redis-server', () => redisServer.stop());
+  const redis = new Redis(redisServer.url, { maxRetriesPerRequest: null });
+  processes.add('taskgate admin connection', async () => void (await redis.quit().catch(() => redis.disconnect())));
+  // An empty cluster setting: one server, whatever the bench's own environment says.
+  const redisEnv = { REDIS_URL: redisServer.url, TASKGATE_REDIS_CLUSTER_NODES: '' };
+  const started = await startTaskgateProcesses(config, processes, root, redisEnv, [redisServer.pid]);
+  return { redisServer, redis, keys: new Keys('tg'), ...started };
 }
