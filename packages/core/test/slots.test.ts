@@ -9,7 +9,6 @@ import {
   InputRequests,
   Keys,
   loadScriptSource,
-  newSessionId,
   ResourceSubscriptions,
   SCRIPT_KEY_COUNTS,
   type ScriptName,
@@ -73,7 +72,12 @@ async function record(redis: ReturnType<typeof useRedis>, flow: () => Promise<vo
   monitor.on('monitor', (_time: string, args: string[], source: string) => lines.push({ source, args }));
   // MONITOR is live once its first command is seen.
   const probe = redis.connect();
-  await expect.poll(async () => (await probe.ping(), lines.length > 0)).toBe(true);
+  await expect
+    .poll(async () => {
+      await probe.ping();
+      return lines.length > 0;
+    })
+    .toBe(true);
   lines.length = 0;
   await flow();
   const done = `${redis.prefix}:recorded`;

@@ -3,7 +3,6 @@ import { EventLog, Keys, type StreamState } from '@taskgate/core';
 import { ErrorCode } from '@taskgate/protocol';
 import { HttpError } from '../errors/http-error.js';
 import type { SessionContext } from '../services/context.js';
-import { newStreamIds } from '../transport/logged-stream.js';
 import { connectStream, streamLeaseMs } from './connect-stream.js';
 import { openSessionStream, resumeSessionStream } from './session-stream.js';
 import { runTaskStream } from './task-stream.js';
