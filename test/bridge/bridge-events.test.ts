@@ -1,5 +1,6 @@
 import { type ForkedProcess, freePort, type RedisServer, scrape, startRedis } from '@taskgate/test-harness';
 import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Pods, startPods } from '../gateway/fixtures/processes.js';
 import { type Json, mcpClient, progressOf, terminal } from './mcp-client.js';
@@ -146,8 +147,9 @@ describe('bridge: the event stream of each existing queue, from a stored positio
     await waitFor(async () => (await reports.getJobState(taskId)) === 'completed', 'the job to complete', 20_000);
     // BullMQ trims the stream to about 10,000 entries; here everything but the newest entry goes,
     // the bridge's position with it.
-    const redis = await reports.client;
+    const redis = new Redis(legacy.url);
     await redis.xtrim('legacy:reports:events', 'MAXLEN', 1);
+    await redis.quit();
 
     bridge = await startBridge(bridgePort);
     const ended = await client.until(sid, taskId, terminal, 'the task to end after the restart');

@@ -1,6 +1,7 @@
 import {
   type ForkedProcess,
   forkNode,
+  freePort,
   type RedisClusterSet,
   type RedisSentinelSet,
   type RedisServer,
@@ -68,6 +69,8 @@ export async function startDeployment(kind: Topology, env: Record<string, string
     TASKGATE_POLL_INTERVAL_MS: '100',
     TASKGATE_PAGE_SIZE: '2',
     TASKGATE_SSE_RETRY_MS: '100',
+    // The worker's metrics listener: its own port, so deployments of parallel test files do not collide.
+    TASKGATE_METRICS_PORT: String(await freePort()),
     ...env,
   };
   const procs: ForkedProcess[] = [];

@@ -50,7 +50,9 @@ export function waitPolicyOf(redis: Redis): WaitReplicas | undefined {
 // Replies keep the RESP2 shapes (ioredis speaks RESP3 but maps its maps, doubles and booleans back) that
 // taskgate and BullMQ read, stated here so a change of the client's default cannot reshape them.
 const ROLE_OPTIONS = {
-  command: { enableAutoPipelining: false, replyMapping: 'legacy' },
+  // Producers fail fast: a command waits through at most 3 reconnects (a failover), then its request fails
+  // (-32603) instead of hanging; the client may retry. BullMQ's workers wait instead (`bullmq-worker`).
+  command: { maxRetriesPerRequest: 3, enableAutoPipelining: false, replyMapping: 'legacy' },
   subscriber: {
     autoResubscribe: true,
     enableOfflineQueue: true,
