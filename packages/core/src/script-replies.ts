@@ -44,6 +44,10 @@ export type RelayEventReply =
   | { readonly kind: 'fenced' }
   | { readonly kind: 'not_carrier' }
   | { readonly kind: 'stale' };
+export type BridgePositionReply =
+  | { readonly kind: 'ok'; readonly position: string }
+  | { readonly kind: 'stale' }
+  | { readonly kind: 'not_held' };
 /** One entry of an owner's task index. */
 export interface ListPageEntry {
   readonly id: string;
@@ -169,6 +173,14 @@ export function decodeRelayEvent(raw: unknown): RelayEventReply {
   throw unexpected('relayEvent', raw);
 }
 
+export function decodeBridgePosition(raw: unknown): BridgePositionReply {
+  const { code, detail } = coded('bridgePosition', raw);
+  if (code === ScriptCode.Ok) return { kind: 'ok', position: typeof detail === 'string' ? detail : '' };
+  if (code === ScriptCode.Stale) return { kind: 'stale' };
+  if (code === ScriptCode.NotHeld) return { kind: 'not_held' };
+  throw unexpected('bridgePosition', raw);
+}
+
 type TransitionName = 'startTask' | 'requireInput' | 'resumeTask' | 'setStatusMessage' | 'finishTask' | 'cancelTask';
 
 /**
@@ -230,6 +242,12 @@ export class Scripts {
     args: [string, string, string, string, string, number, number, Arg, string, string],
   ) {
     return decodeRelayEvent(await this.#run('relayEvent', keys, args));
+  }
+
+  /** KEYS: a bridge position hash. ARGV: op ('hold', 'advance', 'release'), holder, lease ms, entry id (advance). */
+  async bridgePosition(keys: [string], args: [string, string, number, string?]) {
+    const given = args.filter((arg): arg is string | number => arg !== undefined);
+    return decodeBridgePosition(await this.#run('bridgePosition', keys, given));
   }
 
   /** KEYS: the lease. ARGV: op, holder, lease ms. */
