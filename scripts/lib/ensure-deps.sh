@@ -38,3 +38,14 @@ ensure_haproxy() {
   # The Debian package may start a system-wide instance; the project never uses it.
   command -v haproxy >/dev/null 2>&1 || { echo "could not install haproxy" >&2; return 1; }
 }
+
+# openssl: makes the certificates of the TLS Redis test (test/cli/redis-tls.test.ts).
+ensure_openssl() {
+  if command -v openssl >/dev/null 2>&1; then return 0; fi
+  echo "openssl not found: installing it with apt-get" >&2
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq openssl >/dev/null
+  command -v openssl >/dev/null 2>&1 || { echo "could not install openssl" >&2; return 1; }
+}
