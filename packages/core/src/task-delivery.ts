@@ -77,15 +77,16 @@ export class TaskDelivery {
     if (requests.length === 0) return [];
     const ids = requests.map((entry) => (entry.message as Request).requestId);
     const streams = await this.#redis.hmget(this.#keys.taskRelay(taskId), ...ids);
+    // One pipeline, all in the task's slot: its requests and the streams of its owner's sessions.
     const pipeline = this.#redis.pipeline();
-    ids.forEach((id, i) => {
-      pipeline.hmget(this.#keys.inputRequest(id), 'taskId', 'answer');
-      pipeline.exists(this.#keys.sseConnection(streams[i] ?? 'none'));
-    });
+    for (const id of ids) pipeline.hmget(this.#keys.inputRequest(id), 'taskId', 'answer');
+    for (const stream of streams) if (stream !== null) pipeline.exists(this.#keys.sseConnection(stream));
     const replies = (await pipeline.exec()) ?? [];
+    let next = ids.length;
+    const liveness = streams.map((stream) => (stream === null ? false : replies[next++]?.[1] === 1));
     return requests.filter((_entry, i) => {
-      const [taskOf, answer] = (replies[2 * i]?.[1] ?? [null, null]) as (string | null)[];
-      const live = replies[2 * i + 1]?.[1] === 1;
+      const [taskOf, answer] = (replies[i]?.[1] ?? [null, null]) as (string | null)[];
+      const live = liveness[i] === true;
       const stream = streams[i];
       return taskOf === taskId && answer === null && stream !== streamId && !(stream !== null && live);
     });
