@@ -25,7 +25,7 @@ export interface ToolJobPolicy {
 }
 
 export interface ToolQueuesOptions {
-  /** Connection BullMQ's queues share (BullMQ requires maxRetriesPerRequest: null on it). */
+  /** Connection BullMQ's queues share: a producer's (fails fast: the gateway's commands connection) or a worker's. */
   readonly connection: Redis;
   readonly keys?: Keys;
 }
