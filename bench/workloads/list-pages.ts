@@ -44,7 +44,7 @@ export async function runListPages(
       process.stderr.write(`  seeded ${size} tasks for one owner (${(seedMs / 1000).toFixed(1)} s)\n`);
 
       const rank = Math.floor(size * 0.9);
-      const [id, score] = await system.redis.zrange(index, rank, String(rank), 'WITHSCORES');
+      const [id, score] = await system.redis.zrange(index, rank, rank, 'WITHSCORES');
       if (id === undefined || score === undefined) throw new Error(`no entry at rank ${rank} of ${index}`);
       const cursor = cursors.encode(ownerId, { id, score: Number(score) });
 

@@ -47,24 +47,16 @@ export function waitPolicyOf(redis: Redis): WaitReplicas | undefined {
 
 // No auto-pipelining on any role: ioredis builds a Pipeline per tick that copies every script command BullMQ
 // and taskgate define on the connection, which cost more CPU in a profile than the socket writes it saves.
-// Replies keep the RESP2 shapes (ioredis speaks RESP3 but maps its maps, doubles and booleans back) that
-// taskgate and BullMQ read, stated here so a change of the client's default cannot reshape them.
 const ROLE_OPTIONS = {
   // Producers fail fast: a command waits through at most 3 reconnects (a failover), then its request fails
   // (-32603) instead of hanging; the client may retry. BullMQ's workers wait instead (`bullmq-worker`).
-  command: { maxRetriesPerRequest: 3, enableAutoPipelining: false, replyMapping: 'legacy' },
-  subscriber: {
-    autoResubscribe: true,
-    enableOfflineQueue: true,
-    lazyConnect: false,
-    enableAutoPipelining: false,
-    replyMapping: 'legacy',
-  },
-  'bullmq-worker': { maxRetriesPerRequest: null, enableAutoPipelining: false, replyMapping: 'legacy' },
+  command: { maxRetriesPerRequest: 3, enableAutoPipelining: false },
+  subscriber: { autoResubscribe: true, enableOfflineQueue: true, lazyConnect: false, enableAutoPipelining: false },
+  'bullmq-worker': { maxRetriesPerRequest: null, enableAutoPipelining: false },
 } as const;
 
 /** Server options shared by every topology: credentials, TLS (a `rediss://` URL or a CA). */
-function serverOptions(options: RedisConnectionOptions): Pick<RedisOptions, 'username' | 'password' | 'tls'> {
+function serverOptions(options: RedisConnectionOptions): RedisOptions {
   const tls = options.url.startsWith('rediss://') || options.tlsCa !== undefined;
   return {
     ...(options.username !== undefined && { username: options.username }),

@@ -105,7 +105,7 @@ export class TaskDelivery {
    */
   async sessionTasks(ownerId: string, session: string): Promise<SessionTask[]> {
     const sessionDigest = Keys.digest(session);
-    const ids = await this.#redis.zrange(this.#keys.ownerActive(ownerId), 0, '-1');
+    const ids = await this.#redis.zrange(this.#keys.ownerActive(ownerId), 0, -1);
     if (ids.length === 0) return [];
     const owners = this.#redis.pipeline();
     for (const id of ids) owners.hmget(this.#keys.task(id), 'session', 'kind', 'status');

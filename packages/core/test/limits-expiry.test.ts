@@ -184,7 +184,7 @@ describe('per-owner concurrency limit', () => {
     for (const t of short) await waitFor(async () => (await conn.exists(store.keys.task(t.taskId))) === 0, 'expiry');
     const fresh = await store.create({ owner: 'dan' });
     expect(fresh.status).toBe('working');
-    expect(await conn.zrange(store.keys.ownerActive(Keys.ownerId('dan')), 0, '-1')).toEqual([fresh.taskId]);
+    expect(await conn.zrange(store.keys.ownerActive(Keys.ownerId('dan')), 0, -1)).toEqual([fresh.taskId]);
   });
 
   it('[TTL-3] maxActivePerOwner = 0 means unlimited', async () => {

@@ -113,7 +113,7 @@ describe('tasks/list', () => {
     const page = await store.list('dave');
     expect(page.tasks.map((t) => t.taskId).sort()).toEqual(long.map((t) => t.taskId).sort());
     expect(page.nextCursor).toBeUndefined();
-    const indexed = await conn.zrange(keys.ownerTasks(Keys.ownerId('dave')), 0, '-1');
+    const indexed = await conn.zrange(keys.ownerTasks(Keys.ownerId('dave')), 0, -1);
     expect(indexed.sort()).toEqual(long.map((t) => t.taskId).sort());
   });
 

@@ -9,8 +9,8 @@ export interface RedisFixture {
   readonly url: string;
   /** A fresh prefix for the current test (changes before every test). */
   readonly prefix: string;
-  /** A new ioredis connection to the server (RESP2 reply shapes, as taskgate's own), closed after the current test. */
-  connect(options?: Omit<RedisOptions, 'replyMapping'>): Redis;
+  /** A new ioredis connection to the server, closed after the current test. */
+  connect(options?: RedisOptions): Redis;
 }
 
 /**
@@ -49,7 +49,7 @@ export function useRedis(): RedisFixture {
     get prefix() {
       return prefix;
     },
-    connect(options: Omit<RedisOptions, 'replyMapping'> = {}) {
+    connect(options: RedisOptions = {}) {
       const { port, host } = required();
       const client = new Redis({ port, host, maxRetriesPerRequest: null, ...options });
       open.push(client);
