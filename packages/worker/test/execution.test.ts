@@ -357,21 +357,27 @@ describe('catalog and context', () => {
 
   it('publishes its catalog entries again after Redis restarted empty', async () => {
     const tool = defineTool({ ...simple, name: 'phoenix', handler: () => 'back' });
-    let server = await startRedis();
+    const server = await startRedis();
     const keys = new Keys(redis.prefix);
     const worker = createWorker({ redis: server.url, prefix: redis.prefix, tools: [tool] });
     const client = new Redis(server.url, { maxRetriesPerRequest: null });
     client.on('error', () => {});
+    const admin = new Redis(server.url);
     try {
       await worker.ready;
       const catalog = new ToolCatalog({ redis: client, keys });
       expect(await catalog.get('phoenix')).toEqual(toCatalogEntry(tool));
-      await server.stop();
-      server = await startRedis({ port: server.port });
+      // What a restart without persistence looks like to clients: no data, no scripts, every connection dropped.
+      // (Stopping the server and starting one on its port again races other tests for the freed port.)
+      await admin.flushall();
+      await admin.script('FLUSH');
+      await admin.client('KILL', 'TYPE', 'normal');
+      await admin.client('KILL', 'TYPE', 'pubsub');
       expect(await until(() => catalog.get('phoenix'), 10_000, 'the entry')).toEqual(toCatalogEntry(tool));
     } finally {
       await worker.close({ deadlineMs: 100 });
       client.disconnect();
+      admin.disconnect();
       await server.stop();
     }
   });
