@@ -137,7 +137,9 @@ export class QueueFollower {
   async #resume(stored: string): Promise<string> {
     const { queue, positions, stream, holder, leaseMs, logger } = this.#options;
     const ends = await queue.eventStreamEnds();
-    const intact = stored !== '' && ends.first !== undefined && !after(ends.first, stored);
+    // Intact: the stored entry (or an older one) is still there, or nothing was ever removed from the stream
+    // (a position stored while the stream was empty, `0-0`, then covers everything added since).
+    const intact = stored !== '' && (ends.removed === 0 || (ends.first !== undefined && !after(ends.first, stored)));
     if (intact) {
       logger.info({ queue: stream.queue, position: stored }, 'following the event stream from its stored position');
       return stored;
@@ -147,7 +149,8 @@ export class QueueFollower {
       { queue: stream.queue, position: stored === '' ? 'none' : stored, first: ends.first ?? 'none' },
       'no usable position in the event stream (never stored, or trimmed away): working tasks reconcile by job state',
     );
-    if (start !== '0-0') await positions.advance(stream, holder, leaseMs, start);
+    // Stored at once, even for an empty stream: a bridge killed before it applied anything resumes from here.
+    await positions.advance(stream, holder, leaseMs, start);
     this.#skippedUntilMs = Math.max(this.#skippedUntilMs, start === '0-0' ? Date.now() : streamEntryTime(start));
     for (const reconcile of [...this.#reconcilers]) reconcile();
     return start;

@@ -41,6 +41,8 @@ export type ExistingQueueEvent = EventBase &
 export interface EventStreamEnds {
   readonly first?: string;
   readonly last?: string;
+  /** How many entries were ever trimmed or deleted from the stream (`entries-added` − `length`); 0 when none. */
+  readonly removed: number;
 }
 
 /** The time part of a Redis stream entry id (`<ms>-<n>`). */
@@ -118,13 +120,18 @@ export class ExistingQueue {
 
   /** The ids of the stream's first and newest entries. */
   async eventStreamEnds(): Promise<EventStreamEnds> {
-    const [first, last] = await Promise.all([
+    const [first, last, info] = await Promise.all([
       this.#connection.xrange(this.#eventsKey, '-', '+', 'COUNT', 1),
       this.#connection.xrevrange(this.#eventsKey, '+', '-', 'COUNT', 1),
+      // No stream yet: nothing was ever removed from it.
+      this.#connection.xinfo('STREAM', this.#eventsKey).catch(() => []),
     ]);
+    const fields = info as unknown[];
+    const field = (name: string): number => Number(fields[fields.indexOf(name) + 1] ?? 0);
     return {
       ...(first[0] !== undefined && { first: first[0][0] }),
       ...(last[0] !== undefined && { last: last[0][0] }),
+      removed: fields.length === 0 ? 0 : Math.max(0, field('entries-added') - field('length')),
     };
   }
 
