@@ -2,7 +2,7 @@ import { type ForkedProcess, freePort, type RedisServer, scrape, startRedis } fr
 import { Queue } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Pods, startPods } from '../gateway/fixtures/processes.js';
-import { RawSse } from '../gateway/fixtures/raw-sse.js';
+import { type Json, mcpClient, progressOf, terminal } from './mcp-client.js';
 import {
   bridgeConfig,
   counterSum,
@@ -23,7 +23,6 @@ let bridge: ForkedProcess;
 let bridgeMetricsPort: number;
 let reportsWorker: ForkedProcess;
 const extra: ForkedProcess[] = [];
-const raws: RawSse[] = [];
 let reports: Queue;
 let greetings: Queue;
 
@@ -46,7 +45,7 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
-  await Promise.all(raws.splice(0).map((raw) => raw.kill()));
+  await client.close();
   await Promise.allSettled([reports?.close(), greetings?.close()]);
   await Promise.all([...extra, reportsWorker].map((proc) => proc?.stop('SIGTERM', 5000)));
   await bridge?.stop('SIGTERM', 5000);
@@ -60,65 +59,8 @@ afterEach(() => {
 });
 
 const endpoint = (): string => `${pods.proxy.origin}/mcp`;
-const headers = (sessionId?: string): Record<string, string> => ({
-  'Content-Type': 'application/json',
-  Accept: 'application/json, text/event-stream',
-  'MCP-Protocol-Version': '2025-11-25',
-  ...(sessionId !== undefined && { 'Mcp-Session-Id': sessionId }),
-});
-
-async function session(): Promise<string> {
-  const response = await fetch(endpoint(), {
-    method: 'POST',
-    headers: headers(),
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bridge-test', version: '1' } },
-    }),
-  });
-  await response.text();
-  return response.headers.get('mcp-session-id') as string;
-}
-
-type Json = Record<string, unknown>;
-
-async function request(sessionId: string, method: string, params: unknown): Promise<{ result?: Json; error?: Json }> {
-  const response = await fetch(endpoint(), {
-    method: 'POST',
-    headers: headers(sessionId),
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  return (await response.json()) as { result?: Json; error?: Json };
-}
-
-async function createTask(sessionId: string, name: string, args: Json, meta?: Json): Promise<string> {
-  const answer = await request(sessionId, 'tools/call', {
-    name,
-    arguments: args,
-    task: { ttl: 120_000 },
-    ...(meta !== undefined && { _meta: meta }),
-  });
-  expect(answer.error).toBeUndefined();
-  return (answer.result as { task: Json }).task.taskId as string;
-}
-
-async function task(sessionId: string, taskId: string): Promise<Json> {
-  return (await request(sessionId, 'tasks/get', { taskId })).result as Json;
-}
-
-async function until(sessionId: string, taskId: string, check: (task: Json) => boolean, what: string): Promise<Json> {
-  let last: Json = {};
-  const read = async (): Promise<boolean> => {
-    last = await task(sessionId, taskId);
-    return check(last);
-  };
-  await waitFor(read, what);
-  return last;
-}
-
-const terminal = (t: Json): boolean => ['completed', 'failed', 'cancelled'].includes(t.status as string);
+const client = mcpClient(endpoint);
+const { session, request, createTask, task, until } = client;
 
 describe('bridge: existing BullMQ queues as MCP tools', () => {
   it('lists the bridged tools on every gateway with their schema, and refuses invalid arguments before enqueuing', async () => {
@@ -149,16 +91,8 @@ describe('bridge: existing BullMQ queues as MCP tools', () => {
     pods.proxy.route = () => 0;
     const taskId = await createTask(sid, 'render_report', { n: 3, steps: 3, stepMs: 150 }, { progressToken: 'p-1' });
     pods.proxy.route = () => 1;
-    const stream = await RawSse.open(endpoint(), {
-      method: 'POST',
-      headers: headers(sid),
-      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tasks/result', params: { taskId } }),
-    });
-    raws.push(stream);
-    await stream.until((messages) => messages.some((m) => m.id === 7), 'the result', 20_000);
-    const messages = stream.messages();
-    const progress = messages.filter((m) => m.method === 'notifications/progress').map((m) => m.params as Json);
-    expect(progress.map((p) => [p.progressToken, p.progress, p.total, p.message])).toEqual([
+    const messages = await (await client.openResult(sid, taskId)).messages();
+    expect(progressOf(messages)).toEqual([
       ['p-1', 1, 3, 'page 1 of 3'],
       ['p-1', 2, 3, 'page 2 of 3'],
       ['p-1', 3, 3, 'page 3 of 3'],
