@@ -143,6 +143,7 @@ export {
   TaskStore,
   type TaskStoreOptions,
   type TransitionResult,
+  taskRefOf,
 } from './task-store.js';
 export { type CatalogEntry, ToolCatalog, type ToolCatalogOptions } from './tool-catalog.js';
 export { type ToolJobData, type ToolJobPolicy, ToolQueues, type ToolQueuesOptions } from './tool-queues.js';

@@ -31,6 +31,8 @@ export interface ReadJobData {
   readonly taskId: string;
   readonly ownerId: string;
   readonly read: ReadRequest;
+  /** Digest of the session that created the read's record (`null`: none); see `ToolJobData.session`. */
+  readonly session?: string | null;
   /** The authenticated principal's name, when auth is on. */
   readonly principal?: string;
   /** The client's declared capabilities and implementation info, from its session. */

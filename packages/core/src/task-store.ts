@@ -54,6 +54,20 @@ export interface CreateTaskInput {
 export interface TaskRef {
   readonly taskId: string;
   readonly ownerId: string;
+  /**
+   * Digest of the session that created the task (`null`: it has none), when the caller knows it (job data
+   * carry it): its transitions then need not read it from the record to find the session's feed and channel.
+   */
+  readonly session?: string | null;
+}
+
+/** The task a job runs, from its job data. */
+export function taskRefOf(data: {
+  readonly taskId: string;
+  readonly ownerId: string;
+  readonly session?: string | null;
+}): TaskRef {
+  return { taskId: data.taskId, ownerId: data.ownerId, ...(data.session !== undefined && { session: data.session }) };
 }
 
 /** What a lifecycle transition did: the task after it, or why it was refused. */
@@ -353,6 +367,7 @@ export class TaskStore {
     args: (string | number)[],
   ): Promise<TransitionResult> {
     const { taskId } = ref;
+    if (ref.session !== undefined) this.#sessionKeys.remember(taskId, ref.session ?? undefined);
     const reply = await this.#sessionKeys.run(taskId, (session) => {
       const keys = [this.keys.task(taskId), this.keys.taskChannel(taskId), ...session];
       // Finishing and cancelling also take the task off its owner's active set.

@@ -10,6 +10,8 @@ export interface ToolJobData {
   readonly ownerId: string;
   readonly tool: string;
   readonly arguments: Record<string, unknown>;
+  /** Digest of the session that created the task (`null`: none); saves the worker a read of the record. */
+  readonly session?: string | null;
   /** The authenticated principal's name, when auth is on. */
   readonly principal?: string;
   /** The client's declared capabilities and implementation info, from its session. */

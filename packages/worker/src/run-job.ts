@@ -1,5 +1,13 @@
-import type { TaskRef, ToolJobData } from '@taskgate/core';
-import { errorMessage, type Logger, requeueJob, UnrecoverableError, WaitingError } from '@taskgate/core';
+import {
+  errorMessage,
+  type Logger,
+  requeueJob,
+  type TaskRef,
+  type ToolJobData,
+  taskRefOf,
+  UnrecoverableError,
+  WaitingError,
+} from '@taskgate/core';
 import { ProtocolError } from '@taskgate/protocol';
 import type { Job } from 'bullmq';
 import type { AnyToolDefinition } from './define-tool.js';
@@ -63,7 +71,7 @@ export async function runJob(deps: RunnerDeps, job: Job<ToolJobData>, token: str
   if (typeof data?.taskId !== 'string' || typeof data.ownerId !== 'string' || typeof data.tool !== 'string') {
     throw new UnrecoverableError('Malformed job: a tool job needs string taskId, ownerId and tool');
   }
-  const ref: TaskRef = { taskId: data.taskId, ownerId: data.ownerId };
+  const ref: TaskRef = taskRefOf(data);
   const budget = Math.max(1, job.opts.attempts ?? 1);
   const used = job.attemptsMade + job.stalledCounter;
   const attempt = used + 1;

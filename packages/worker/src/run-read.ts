@@ -6,6 +6,7 @@ import {
   type TaskOutcome,
   type TaskRef,
   type TaskStore,
+  taskRefOf,
 } from '@taskgate/core';
 import { ErrorCode, ProtocolError } from '@taskgate/protocol';
 import type { Job } from 'bullmq';
@@ -88,7 +89,7 @@ async function serve(offerings: OfferingSet, read: ReadRequest, ctx: ReadContext
  */
 export async function runRead(deps: ReadRunnerDeps, job: Job<ReadJobData>): Promise<void> {
   const data = job.data;
-  const ref: TaskRef = { taskId: data.taskId, ownerId: data.ownerId };
+  const ref: TaskRef = taskRefOf(data);
   const logger = deps.logger.child({ taskId: data.taskId, read: data.read.method, queue: job.queueName });
   const finish = async (outcome: TaskOutcome): Promise<void> => {
     const ended = await deps.store.finish(ref, outcome);

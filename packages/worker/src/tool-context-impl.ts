@@ -7,6 +7,7 @@ import {
   type TaskRef,
   type TaskStore,
   type ToolJobData,
+  taskRefOf,
 } from '@taskgate/core';
 import {
   ClientCapabilitiesSchema,
@@ -70,7 +71,7 @@ export function clientOf(data: Pick<ToolJobData, 'client'>): ToolClient {
 export function createToolContext(options: ContextOptions): ContextHandle {
   const { services, data, signal, logger } = options;
   const { store, outbox, inputs } = services;
-  const ref: TaskRef = { taskId: data.taskId, ownerId: data.ownerId };
+  const ref: TaskRef = taskRefOf(data);
   const taskId = data.taskId;
   const client = clientOf(data);
   // Only a job that carries the client's session data can be checked against its capabilities.

@@ -15,6 +15,7 @@ export async function enqueue(
   const data: ToolJobData = {
     taskId: record.taskId,
     ownerId: record.ownerId,
+    session: record.session ?? null,
     tool: entry.tool.name,
     arguments: args,
     ...(ctx.principal !== undefined && { principal: ctx.principal }),

@@ -17,6 +17,7 @@ export async function runReadJob(ctx: RpcContext, queue: string, read: ReadReque
   const data: ReadJobData = {
     taskId: record.taskId,
     ownerId: record.ownerId,
+    session: record.session ?? null,
     read,
     ...(ctx.principal !== undefined && { principal: ctx.principal }),
     client: {
