@@ -252,6 +252,11 @@ describe('cross-pod delivery of server-to-client messages', () => {
     const first = await openSse(sessionId, { jsonrpc: '2.0', id: 1, method: 'tasks/result', params: { taskId } });
     await first.until((messages) => messages.some(isRequest), 'the elicitation');
     await first.kill();
+    // Dropped: the gateway saw the connection go and gave the stream's connection lease up (a request whose
+    // stream still looks connected is left to that stream).
+    const relayed = Object.entries(await redis.hgetall(keys.taskRelay(taskId))).filter(([field]) => field !== 'cursor');
+    const firstStream = relayed[0]?.[1] as string;
+    await waitFor(async () => (await redis.exists(keys.sseConnection(firstStream))) === 0, 'the first stream released');
     const second = await openSse(sessionId, { jsonrpc: '2.0', id: 2, method: 'tasks/result', params: { taskId } });
     await second.until((messages) => messages.some(isRequest), 'the elicitation again');
     const [sent] = (first.messages() as Message[]).filter(isRequest);
