@@ -58,9 +58,10 @@ describe('startHaproxy', () => {
     for (let index = 1; index < seen.length; index++) expect(seen[index]).not.toBe(seen[index - 1]);
   });
 
-  it('health-checks GET <path> with the Host header', () => {
+  it('health-checks GET <path> with the Host header', async () => {
     for (const one of backends) {
-      expect(one.checks.length).toBeGreaterThan(0);
+      // HAProxy starts a server UP before its first check: wait for that check (every 100 ms).
+      await expect.poll(() => one.checks.length, { timeout: 5000 }).toBeGreaterThan(0);
       expect(one.checks[0]).toEqual({ url: '/readyz', host: 'localhost' });
     }
   });
