@@ -13,6 +13,11 @@ import {
 import { z } from 'zod';
 import type { ToolContext } from './tool-context.js';
 
+/** What `retryOnCrash: true` allows: re-runs after crashes per task, beyond `attempts`. */
+export const DEFAULT_CRASH_RERUNS = 3;
+/** The largest `retryOnCrash` number: a tool that crashes its worker this often is broken, not unlucky. */
+const MAX_CRASH_RERUNS = 100;
+
 /** MCP tool names: 1–128 characters of A-Z a-z 0-9 _ - . (case-sensitive). */
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 /** BullMQ queue names: no ':' (BullMQ uses it as its key separator); we keep to the tool-name alphabet. */
@@ -51,6 +56,12 @@ export interface ToolConfig<I extends z.ZodObject, O extends z.ZodObject | undef
   readonly queue?: string;
   /** Executions per task, crashes included (default 1). */
   readonly attempts?: number;
+  /**
+   * Runs the task again on another worker when the worker running it crashes, without spending `attempts`:
+   * `true` allows up to 3 such re-runs per task, a number that many (0 = none, the default). Crashes past
+   * this spend `attempts`. The tool must be safe to run twice (at-least-once: key side effects by `ctx.taskId`).
+   */
+  readonly retryOnCrash?: boolean | number;
   /** Delay before a retry (ms), doubled per attempt. */
   readonly backoffMs?: number;
   /** Jobs of this tool's queue one worker process runs at once (default 1). */
@@ -77,6 +88,8 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   readonly annotations?: ToolAnnotations;
   readonly queue: string;
   readonly attempts: number;
+  /** Re-runs after crashes that do not spend `attempts` (0 = none). */
+  readonly crashReruns: number;
   readonly backoffMs?: number;
   readonly concurrency: number;
   readonly rateLimit?: RateLimit;
@@ -105,6 +118,16 @@ function positiveInt(name: string, field: string, value: number | undefined, min
   if (value !== undefined && (!Number.isSafeInteger(value) || value < min)) {
     throw invalid(name, `${field} must be an integer of at least ${min}, got ${value}`);
   }
+}
+
+/** The crash re-runs a `retryOnCrash` value allows. */
+function crashRerunsOf(name: string, value: unknown): number {
+  if (value === undefined || value === false) return 0;
+  if (value === true) return DEFAULT_CRASH_RERUNS;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > MAX_CRASH_RERUNS) {
+    throw invalid(name, `retryOnCrash must be true, false or an integer from 0 to ${MAX_CRASH_RERUNS}, got ${value}`);
+  }
+  return value;
 }
 
 /** The JSON Schema of an object schema, or a clear error when zod cannot express it or it is not an object. */
@@ -182,6 +205,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject | undefi
   positiveInt(name, 'timeoutMs', config.timeoutMs, 1);
   positiveInt(name, 'rateLimit.max', config.rateLimit?.max, 1);
   positiveInt(name, 'rateLimit.durationMs', config.rateLimit?.durationMs, 1);
+  const crashReruns = crashRerunsOf(name, config.retryOnCrash);
 
   const inputJsonSchema = raw
     ? rawJsonSchema(name, input.inputSchema)
@@ -200,6 +224,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject | undefi
     ...(config.annotations !== undefined && { annotations: config.annotations }),
     queue,
     attempts: config.attempts ?? 1,
+    crashReruns,
     ...(config.backoffMs !== undefined && { backoffMs: config.backoffMs }),
     concurrency: config.concurrency ?? 1,
     ...(config.rateLimit !== undefined && { rateLimit: { ...config.rateLimit } }),

@@ -62,9 +62,10 @@ function settle(run: Promise<unknown>, signal: AbortSignal, graceMs: number): Pr
 
 /**
  * Runs one BullMQ job: one execution of a task's tool. The attempt number counts every execution that
- * started before, failed ones (`attemptsMade`) and crashed ones (`stalledCounter`) alike, so a crash spends
- * an attempt just like a thrown error: a task whose last allowed execution died is failed here, by the
- * worker that picks up the stalled job, without running the tool again.
+ * started before, failed ones (`attemptsMade`) and crashed ones (`stalledCounter`) alike. A crash spends an
+ * attempt just like a thrown error, except for the first `crashReruns` crashes of a tool with `retryOnCrash`:
+ * a task whose budget is spent is failed here, by the worker that picks up the stalled job, without running
+ * the tool again. A task that is not live any more (cancelled while its worker died) is never run again.
  */
 export async function runJob(deps: RunnerDeps, job: Job<ToolJobData>, token: string | undefined): Promise<void> {
   const data = job.data;
@@ -73,8 +74,8 @@ export async function runJob(deps: RunnerDeps, job: Job<ToolJobData>, token: str
   }
   const ref: TaskRef = taskRefOf(data);
   const budget = Math.max(1, job.opts.attempts ?? 1);
-  const used = job.attemptsMade + job.stalledCounter;
-  const attempt = used + 1;
+  const crashes = job.stalledCounter;
+  const attempt = job.attemptsMade + crashes + 1;
   // Job id = task id; the principal (when auth is on) makes the audit entries attributable (SEC-4).
   const logger = deps.logger.child({
     taskId: data.taskId,
@@ -91,10 +92,10 @@ export async function runJob(deps: RunnerDeps, job: Job<ToolJobData>, token: str
     );
     return await record(deps, ref, protocolErrorOutcome(error), logger);
   }
+  const used = job.attemptsMade + Math.max(0, crashes - def.crashReruns);
   if (used >= budget) {
-    logger.warn({ used, budget }, 'the previous execution stopped without reporting and no attempts remain');
-    const text = `The worker running this tool stopped unexpectedly (attempt ${used} of ${budget}); no attempts remain`;
-    return await record(deps, ref, toolError(text), logger);
+    logger.warn({ used, budget, crashes }, 'the previous execution stopped without reporting and no attempts remain');
+    return await record(deps, ref, toolError(crashedText(attempt - 1, budget, def.crashReruns)), logger);
   }
   const controller = new AbortController();
   let handlerSettled = false;
@@ -134,7 +135,8 @@ export async function runJob(deps: RunnerDeps, job: Job<ToolJobData>, token: str
     handlerSettled = true;
     clearTimeout(timer);
     await handle.flush();
-    await conclude({ deps, job, token, def, ref, settled, signal: controller.signal, attempt, budget, logger });
+    const spent = used + 1;
+    await conclude({ deps, job, token, def, ref, settled, signal: controller.signal, spent, budget, logger });
   } finally {
     clearTimeout(timer);
     deps.running.delete(data.taskId);
@@ -150,7 +152,8 @@ interface Conclusion {
   readonly ref: TaskRef;
   readonly settled: Settled;
   readonly signal: AbortSignal;
-  readonly attempt: number;
+  /** Attempts this execution has spent, itself included (crashes re-run by `retryOnCrash` are free). */
+  readonly spent: number;
   readonly budget: number;
   readonly logger: Logger;
 }
@@ -188,10 +191,10 @@ async function conclude(c: Conclusion): Promise<void> {
     if (!(error instanceof InvalidArguments)) failure = error;
   }
 
-  if (failure !== undefined && c.attempt < c.budget) {
+  if (failure !== undefined && c.spent < c.budget) {
     const message = errorMessage(failure);
     logger.warn({ err: message }, 'attempt failed; BullMQ retries it');
-    await deps.store.setStatusMessage(c.ref, `Attempt ${c.attempt} of ${c.budget} failed: ${message}; retrying`);
+    await deps.store.setStatusMessage(c.ref, `Attempt ${c.spent} of ${c.budget} failed: ${message}; retrying`);
     throw failure instanceof Error ? failure : new Error(message);
   }
   const ended = await deps.store.finish(c.ref, finished.outcome, finished.statusMessage);
@@ -220,6 +223,16 @@ async function release(c: Conclusion, why: 'shutdown' | 'lock-lost'): Promise<vo
     // The lock lapsed meanwhile: the stalled checker returns the job to the queue instead.
     c.logger.warn({ err: errorMessage(error) }, 'could not release the job');
   }
+}
+
+/** Why a task whose worker crashed is not run again: which execution died, and what the tool's author can set. */
+export function crashedText(execution: number, attempts: number, crashReruns: number): string {
+  const stopped = `The worker running this tool stopped unexpectedly (attempt ${execution} of ${attempts + crashReruns})`;
+  const allowed =
+    crashReruns === 0
+      ? 'no attempts remain; a tool that may run again sets `attempts` or `retryOnCrash`'
+      : `no attempts remain after ${crashReruns} re-runs allowed by \`retryOnCrash\``;
+  return `${stopped}; ${allowed}`;
 }
 
 /** Stores a final failure decided before any execution, then fails the job without retry. */

@@ -77,6 +77,14 @@ describe('defineTool', () => {
     expect(Object.isFrozen(tool)).toBe(true);
   });
 
+  it('retryOnCrash: off by default, true allows 3 crash re-runs, a number that many', () => {
+    expect(defineTool({ ...base, name: 't' }).crashReruns).toBe(0);
+    expect(defineTool({ ...base, name: 't', retryOnCrash: false }).crashReruns).toBe(0);
+    expect(defineTool({ ...base, name: 't', retryOnCrash: true }).crashReruns).toBe(3);
+    expect(defineTool({ ...base, name: 't', retryOnCrash: 7 }).crashReruns).toBe(7);
+    expect(defineTool({ ...base, name: 't', retryOnCrash: 0 }).crashReruns).toBe(0);
+  });
+
   it('accepts MCP tool names of 1 to 128 characters of A-Z a-z 0-9 _ - .', () => {
     for (const name of ['x', 'X'.repeat(128), 'get_weather', 'admin.tools.list', 'DATA-export_v2']) {
       expect(defineTool({ ...base, name }).name).toBe(name);
@@ -106,6 +114,9 @@ describe('defineTool', () => {
     const cases: [Record<string, unknown>, RegExp][] = [
       [{ attempts: 0 }, /attempts must be an integer of at least 1, got 0/],
       [{ attempts: 1.5 }, /attempts must be an integer/],
+      [{ retryOnCrash: -1 }, /retryOnCrash must be true, false or an integer from 0 to 100, got -1/],
+      [{ retryOnCrash: 101 }, /retryOnCrash must be true, false or an integer from 0 to 100, got 101/],
+      [{ retryOnCrash: 'yes' }, /retryOnCrash must be true, false or an integer/],
       [{ concurrency: 0 }, /concurrency must be an integer of at least 1/],
       [{ backoffMs: -1 }, /backoffMs must be an integer of at least 0/],
       [{ timeoutMs: 0 }, /timeoutMs must be an integer of at least 1/],

@@ -11,6 +11,13 @@ const MARGIN_MS = 2000;
 const BOUND_MS = LOCK_MS + STALLED_MS + MARGIN_MS;
 const timings = { LOCK_MS: String(LOCK_MS), STALLED_MS: String(STALLED_MS) };
 
+/** Executions of the task that started, in every process (the killed ones included). */
+function starts(workers: WorkerProcess[], taskId: string): number[] {
+  return workers
+    .flatMap((w) => w.events)
+    .flatMap((e) => (e.type === 'started' && e.taskId === taskId ? [e.attempt] : []));
+}
+
 /** The process that reported starting the task (waits until one has). */
 function holder(workers: WorkerProcess[], taskId: string): Promise<WorkerProcess> {
   return until(
@@ -36,7 +43,8 @@ describe('a worker process killed with SIGKILL mid-task', () => {
 
     const task = await gateway.waitForEnd(taskId, BOUND_MS + 5000);
     const elapsed = Date.now() - killedAt;
-    const text = 'The worker running this tool stopped unexpectedly (attempt 1 of 1); no attempts remain';
+    const text =
+      'The worker running this tool stopped unexpectedly (attempt 1 of 1); no attempts remain; a tool that may run again sets `attempts` or `retryOnCrash`';
     expect(task).toMatchObject({ status: 'failed', statusMessage: `Tool failed: ${text}` });
     expect(await gateway.outcome(taskId)).toEqual({ result: { content: [{ type: 'text', text }], isError: true } });
     expect(elapsed, `recovered ${elapsed} ms after the kill`).toBeLessThanOrEqual(BOUND_MS);
@@ -59,7 +67,8 @@ describe('a worker process killed with SIGKILL mid-task', () => {
     const victim = await holder(alive, taskId);
     await victim.process.stop('SIGKILL');
     const killedAt = Date.now();
-    const survivors = alive.filter((w) => w !== victim);
+    alive.splice(alive.indexOf(victim), 1);
+    const survivors = [...alive];
 
     const rescuer = await until(
       async () =>
@@ -80,5 +89,80 @@ describe('a worker process killed with SIGKILL mid-task', () => {
       5000,
       'the completed job to be removed',
     );
+  });
+
+  it('[LIF-1] with retryOnCrash: another worker runs it again without spending attempts; it ran exactly twice', async () => {
+    const everyone = [...alive, await env.start(timings)];
+    alive.push(everyone[everyone.length - 1] as WorkerProcess);
+    const gateway = env.gateway();
+    const taskId = await gateway.call('sleeper_rerun', { ms: 60_000, retryMs: 100 });
+    const victim = await holder(alive, taskId);
+    await victim.process.stop('SIGKILL');
+    const killedAt = Date.now();
+    alive.splice(alive.indexOf(victim), 1);
+
+    const task = await gateway.waitForEnd(taskId, BOUND_MS + 5000);
+    const elapsed = Date.now() - killedAt;
+    expect(task).toMatchObject({ status: 'completed', attempt: 2 });
+    expect(await gateway.outcome(taskId)).toEqual({
+      result: { content: [{ type: 'text', text: 'slept 100 ms on attempt 2' }] },
+    });
+    expect(elapsed, `completed ${elapsed} ms after the kill`).toBeLessThanOrEqual(BOUND_MS);
+    expect(starts(everyone, taskId)).toEqual([1, 2]);
+    const rescuers = alive.filter((w) => w.events.some((e) => e.type === 'started' && e.taskId === taskId));
+    expect(rescuers.map((w) => w.pid)).not.toContain(victim.pid);
+    expect(rescuers).toHaveLength(1);
+  });
+
+  it('[LIF-1] with retryOnCrash: 1: a second crash fails the task, naming the re-runs spent', async () => {
+    const everyone = [...alive, ...(await Promise.all([env.start(timings), env.start(timings)]))];
+    alive.splice(0, alive.length, ...everyone);
+    const gateway = env.gateway();
+    const taskId = await gateway.call('sleeper_rerun_once', { ms: 60_000 });
+    for (const attempt of [1, 2]) {
+      const victim = await until(
+        async () =>
+          alive.find((w) => w.events.some((e) => e.type === 'started' && e.taskId === taskId && e.attempt === attempt)),
+        BOUND_MS + 5000,
+        `attempt ${attempt}`,
+      );
+      await victim.process.stop('SIGKILL');
+      alive.splice(alive.indexOf(victim), 1);
+    }
+    const task = await gateway.waitForEnd(taskId, BOUND_MS + 5000);
+    const text =
+      'The worker running this tool stopped unexpectedly (attempt 2 of 2); no attempts remain after 1 re-runs allowed by `retryOnCrash`';
+    expect(task).toMatchObject({ status: 'failed', statusMessage: `Tool failed: ${text}` });
+    expect(await gateway.outcome(taskId)).toEqual({ result: { content: [{ type: 'text', text }], isError: true } });
+    expect(starts(everyone, taskId)).toEqual([1, 2]);
+  });
+
+  it('[CNL-3] a cancelled task whose worker dies before it noticed stays cancelled and never runs again', async () => {
+    const everyone = [...alive, await env.start(timings)];
+    alive.splice(0, alive.length, ...everyone);
+    const gateway = env.gateway();
+    const taskId = await gateway.call('sleeper_rerun', { ms: 60_000, retryMs: 100 });
+    const victim = await holder(alive, taskId);
+    // Frozen first, so it can neither hear the cancel nor renew its lock; then killed.
+    process.kill(victim.pid, 'SIGSTOP');
+    const cancelled = await gateway.store.cancel('alice', taskId);
+    expect(cancelled.status).toBe('cancelled');
+    await victim.process.stop('SIGKILL');
+    alive.splice(alive.indexOf(victim), 1);
+
+    // A survivor picks the recovered job up, finds the task cancelled and completes the job without running it.
+    const queue = gateway.queues.queue('tool.sleeper_rerun');
+    await until(
+      async () => ((await queue.getJob(taskId)) === undefined ? true : undefined),
+      BOUND_MS + 5000,
+      'the recovered job to complete',
+    );
+    expect(await gateway.read(taskId)).toMatchObject({
+      status: 'cancelled',
+      statusMessage: 'Cancelled by the requestor',
+    });
+    expect(await gateway.outcome(taskId)).toBeUndefined();
+    expect(starts(everyone, taskId)).toEqual([1]);
+    expect(victim.events.some((e) => e.type === 'aborted' && e.taskId === taskId)).toBe(false);
   });
 });
