@@ -37,6 +37,14 @@ export function redisConnectionOptions(config: Config): RedisConnectionOptions {
       );
     }
   }
+  if (
+    config.TASKGATE_REDIS_WAIT_REPLICAS > 0 &&
+    config.TASKGATE_REDIS_COMMAND_TIMEOUT_MS <= config.TASKGATE_REDIS_WAIT_TIMEOUT_MS
+  ) {
+    problems.push(
+      `TASKGATE_REDIS_COMMAND_TIMEOUT_MS (${config.TASKGATE_REDIS_COMMAND_TIMEOUT_MS}) must exceed TASKGATE_REDIS_WAIT_TIMEOUT_MS (${config.TASKGATE_REDIS_WAIT_TIMEOUT_MS}): a WAIT would time out as a command first`,
+    );
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     url: config.REDIS_URL,
@@ -45,6 +53,7 @@ export function redisConnectionOptions(config: Config): RedisConnectionOptions {
     ...(config.TASKGATE_REDIS_USERNAME !== undefined && { username: config.TASKGATE_REDIS_USERNAME }),
     ...(config.TASKGATE_REDIS_PASSWORD !== undefined && { password: config.TASKGATE_REDIS_PASSWORD }),
     ...(tlsCa !== undefined && { tlsCa }),
+    commandTimeoutMs: config.TASKGATE_REDIS_COMMAND_TIMEOUT_MS,
     ...(config.TASKGATE_REDIS_WAIT_REPLICAS > 0 && {
       waitReplicas: { replicas: config.TASKGATE_REDIS_WAIT_REPLICAS, timeoutMs: config.TASKGATE_REDIS_WAIT_TIMEOUT_MS },
     }),

@@ -91,4 +91,13 @@ export const REDIS_SETTINGS = [
     description:
       'How long a `WAIT` for TASKGATE_REDIS_WAIT_REPLICAS may take; fewer replicas by then fails the request (the task is not acknowledged).',
   },
+  {
+    env: 'TASKGATE_REDIS_COMMAND_TIMEOUT_MS',
+    flag: '--redis-command-timeout-ms',
+    scope: 'both',
+    schema: z.coerce.number().int().min(100).max(600_000),
+    default: '5000',
+    description:
+      'How long a gateway (or bridge) command may wait for Redis, reconnection included: a Redis down or frozen fails the request with HTTP 503 + `Retry-After` by then instead of hanging. Must exceed TASKGATE_REDIS_WAIT_TIMEOUT_MS. Workers wait for Redis instead.',
+  },
 ] as const satisfies readonly Setting[];

@@ -47,16 +47,17 @@ export const WORKER_SETTINGS = [
     flag: '--lock-duration-ms',
     scope: 'worker',
     schema: int(1000),
-    default: '30000',
-    description: "BullMQ job lock: a crashed worker's jobs are retried after about this plus the stalled interval.",
+    default: '10000',
+    description:
+      "BullMQ job lock, renewed every half of it: a killed worker's tasks run again (or fail) between half of this and this plus the stalled interval after the kill (measured with the defaults: 5-15 s; 30000 + 30000: 15-60 s). An event loop blocked longer than half of it loses the lock.",
   },
   {
     env: 'TASKGATE_STALLED_INTERVAL_MS',
     flag: '--stalled-interval-ms',
     scope: 'worker',
     schema: int(1000),
-    default: '30000',
-    description: 'How often BullMQ looks for jobs of crashed workers.',
+    default: '5000',
+    description: 'How often BullMQ looks for jobs of crashed workers (one check per queue across all workers).',
   },
   {
     env: 'TASKGATE_STATUS_CHECK_MS',

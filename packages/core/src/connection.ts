@@ -29,7 +29,16 @@ export interface RedisConnectionOptions {
   readonly tlsCa?: string;
   /** Replicas a new or finished task must reach before it is acknowledged (see `awaitReplicas`). */
   readonly waitReplicas?: WaitReplicas;
+  /**
+   * How long a command of a `command` connection may wait for its reply, queued while disconnected included
+   * (ms, default `DEFAULT_COMMAND_TIMEOUT_MS`); it then fails ("Command timed out") instead of hanging on a
+   * Redis that is down or frozen. Workers' and subscribers' connections wait for Redis instead.
+   */
+  readonly commandTimeoutMs?: number;
 }
+
+/** A gateway's request fails this long at most after Redis stopped answering (ms). */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 5000;
 
 /** `WAIT` after the writes that acknowledge a task: `replicas` must have them within `timeoutMs`. */
 export interface WaitReplicas {
@@ -47,13 +56,27 @@ export function waitPolicyOf(redis: Redis): WaitReplicas | undefined {
 
 // No auto-pipelining on any role: ioredis builds a Pipeline per tick that copies every script command BullMQ
 // and taskgate define on the connection, which cost more CPU in a profile than the socket writes it saves.
+// Only `command` connections time commands out (`commandTimeoutMs`): the others hold blocking commands
+// (BullMQ's BZPOPMIN, XREAD BLOCK) and must wait, so their duplicates drop an inherited timeout.
 const ROLE_OPTIONS = {
-  // Producers fail fast: a command waits through at most 3 reconnects (a failover), then its request fails
-  // (-32603) instead of hanging; the client may retry. BullMQ's workers wait instead (`bullmq-worker`).
+  // Producers fail fast: a command waits through at most 3 reconnects (a failover) and at most its timeout,
+  // then its request fails (503) instead of hanging; the client may retry. BullMQ's workers wait instead.
   command: { maxRetriesPerRequest: 3, enableAutoPipelining: false },
-  subscriber: { autoResubscribe: true, enableOfflineQueue: true, lazyConnect: false, enableAutoPipelining: false },
-  'bullmq-worker': { maxRetriesPerRequest: null, enableAutoPipelining: false },
+  subscriber: {
+    autoResubscribe: true,
+    enableOfflineQueue: true,
+    lazyConnect: false,
+    enableAutoPipelining: false,
+    commandTimeout: undefined,
+  },
+  'bullmq-worker': { maxRetriesPerRequest: null, enableAutoPipelining: false, commandTimeout: undefined },
 } as const;
+
+/** The role's options, with the command timeout of `command` connections. */
+function roleOptions(role: RedisRole, options: Pick<RedisConnectionOptions, 'commandTimeoutMs'>): RedisOptions {
+  if (role !== 'command') return ROLE_OPTIONS[role];
+  return { ...ROLE_OPTIONS.command, commandTimeout: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS };
+}
 
 /** Server options shared by every topology: credentials, TLS (a `rediss://` URL or a CA). */
 function serverOptions(options: RedisConnectionOptions): RedisOptions {
@@ -66,7 +89,7 @@ function serverOptions(options: RedisConnectionOptions): RedisOptions {
 }
 
 function open(options: RedisConnectionOptions, role: RedisRole): Redis {
-  const roleOptions = ROLE_OPTIONS[role];
+  const ofRole = roleOptions(role, options);
   const server = serverOptions(options);
   if (options.clusterNodes !== undefined && options.clusterNodes.length > 0) {
     const cluster = new Cluster(
@@ -75,7 +98,7 @@ function open(options: RedisConnectionOptions, role: RedisRole): Redis {
         enableReadyCheck: true,
         scaleReads: 'master',
         enableAutoPipelining: false,
-        redisOptions: { ...server, ...roleOptions },
+        redisOptions: { ...server, ...ofRole },
         // SSUBSCRIBE needs a connection to the master of each channel's slot (one more per master); SUBSCRIBE
         // keeps the one classic subscriber connection.
         ...(role === 'subscriber' && { shardedSubscribers: true }),
@@ -88,7 +111,7 @@ function open(options: RedisConnectionOptions, role: RedisRole): Redis {
   if (options.sentinels !== undefined && options.sentinels.length > 0) {
     return new Redis({
       ...server,
-      ...roleOptions,
+      ...ofRole,
       sentinels: options.sentinels.map((node) => ({ ...node })),
       name: options.sentinelName ?? 'mymaster',
       ...(options.username !== undefined && { sentinelUsername: options.username }),
@@ -96,15 +119,17 @@ function open(options: RedisConnectionOptions, role: RedisRole): Redis {
       ...(server.tls !== undefined && { enableTLSForSentinelMode: true, sentinelTLS: server.tls }),
     });
   }
-  return new Redis(options.url, { ...server, ...roleOptions });
+  return new Redis(options.url, { ...server, ...ofRole });
 }
 
 /** A new connection to the same server(s) with the role's options (a Cluster takes them per node). */
 function duplicate(from: Redis | Cluster, role: RedisRole): Redis {
-  if (from instanceof Redis) return from.duplicate(ROLE_OPTIONS[role]);
+  const inherited = from instanceof Redis ? from.options.commandTimeout : from.options.redisOptions?.commandTimeout;
+  const ofRole = roleOptions(role, inherited === undefined ? {} : { commandTimeoutMs: inherited });
+  if (from instanceof Redis) return from.duplicate(ofRole);
   // Cluster#duplicate(startupNodes, options): node options live in `redisOptions`, where BullMQ looks too.
   return from.duplicate([], {
-    redisOptions: { ...from.options.redisOptions, ...ROLE_OPTIONS[role] },
+    redisOptions: { ...from.options.redisOptions, ...ofRole },
     shardedSubscribers: role === 'subscriber',
   }) as unknown as Redis;
 }

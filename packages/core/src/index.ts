@@ -10,6 +10,7 @@ export {
 export { Catalog, type CatalogOptions } from './catalog.js';
 export {
   createRedisConnection,
+  DEFAULT_COMMAND_TIMEOUT_MS,
   isRedisConnection,
   type RedisConnectionOptions,
   type RedisNode,
@@ -99,6 +100,7 @@ export {
   type StartRedisOptions,
   startRedisServer,
 } from './redis-server.js';
+export { isRedisUnavailable } from './redis-unavailable.js';
 export { awaitReplicas } from './replication.js';
 export {
   announceResourceUpdated,

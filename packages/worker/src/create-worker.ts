@@ -42,6 +42,15 @@ import { WorkerMetrics } from './worker-metrics.js';
  */
 const BULLMQ_STALL_LIMIT = 1_000_000;
 
+/**
+ * Crash detection: a killed worker's task runs again (or fails) 5-15 s after the kill (measured with
+ * `bash scripts/bench --crash`; BullMQ's own 30 s + 30 s took 15-60 s), while an event loop may block for up
+ * to 5 s (half the lock) without losing a lock.
+ */
+export const DEFAULT_LOCK_DURATION_MS = 10_000;
+/** How often a worker looks for jobs of crashed workers by default (one check per queue across all workers). */
+export const DEFAULT_STALLED_INTERVAL_MS = 5000;
+
 export interface CreateWorkerOptions {
   /** An ioredis connection (duplicated, never closed by the worker), or connection options or a Redis URL. */
   readonly redis: Redis | RedisConnectionOptions | string;
@@ -57,9 +66,13 @@ export interface CreateWorkerOptions {
   readonly logger?: Logger;
   /** How often the worker re-announces its tools in the catalog (ms, default 10 000). */
   readonly heartbeatMs?: number;
-  /** BullMQ job lock duration (ms, default 30 000): a crashed worker's jobs are recovered after about this plus stalledIntervalMs. */
+  /**
+   * BullMQ job lock duration (ms, default 10 000), renewed every half of it: a crashed worker's jobs are
+   * recovered between half of this and this plus `stalledIntervalMs` after the crash (about 5-15 s by default);
+   * an event loop blocked for longer than half of it loses the lock (the task may then run twice).
+   */
   readonly lockDurationMs?: number;
-  /** How often BullMQ looks for stalled jobs (ms, default 30 000). */
+  /** How often BullMQ looks for jobs of crashed workers (ms, default 5000). */
   readonly stalledIntervalMs?: number;
   /** Safety-net re-read of running tasks' status, for lost cancel messages (ms, default 2000). */
   readonly statusCheckMs?: number;
@@ -118,8 +131,8 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
   const logger = options.logger ?? noopLogger;
   const settings = {
     heartbeatMs: positive('heartbeatMs', options.heartbeatMs, 10_000),
-    lockDurationMs: positive('lockDurationMs', options.lockDurationMs, 30_000),
-    stalledIntervalMs: positive('stalledIntervalMs', options.stalledIntervalMs, 30_000),
+    lockDurationMs: positive('lockDurationMs', options.lockDurationMs, DEFAULT_LOCK_DURATION_MS),
+    stalledIntervalMs: positive('stalledIntervalMs', options.stalledIntervalMs, DEFAULT_STALLED_INTERVAL_MS),
     statusCheckMs: positive('statusCheckMs', options.statusCheckMs, 2000),
     inputTimeoutMs: positive('inputTimeoutMs', options.inputTimeoutMs, 600_000),
     drainTimeoutMs: positive('drainTimeoutMs', options.drainTimeoutMs, 25_000),

@@ -32,8 +32,10 @@ export { type RedisSentinelSet, startRedisSentinels } from './redis-sentinel.js'
 export {
   assertRedisServerAvailable,
   freePort,
+  type PersistentRedis,
   type RedisServer,
   type StartRedisOptions,
+  startPersistentRedis,
   startRedis,
 } from './redis-server.js';
 export {

@@ -17,6 +17,9 @@ const HTTP_ERROR_CODES: Readonly<Record<number, string>> = {
   503: 'UNAVAILABLE',
 };
 
+/** The `Retry-After` (s) of a 503 while Redis does not answer: ioredis reconnects at least this often. */
+const REDIS_RETRY_AFTER_S = 1;
+
 /**
  * A refusal at the HTTP level (wrong headers, no session, too large, ...): an HTTP status plus a JSON-RPC error
  * without an id as the body, as Streamable HTTP allows.
@@ -41,6 +44,19 @@ export class HttpError extends Error {
   /** 400 with -32600. */
   static badRequest(message: string): HttpError {
     return new HttpError(400, ErrorCode.InvalidRequest, message);
+  }
+
+  /**
+   * 503 with `Retry-After` for a request that needs Redis while Redis does not answer (down, frozen, loading):
+   * nothing was changed that the client can see, so it may retry the same request.
+   */
+  static redisUnavailable(): HttpError {
+    return new HttpError(
+      503,
+      ErrorCode.InternalError,
+      'Service Unavailable: Redis does not answer; retry the request shortly',
+      { 'Retry-After': String(REDIS_RETRY_AFTER_S) },
+    );
   }
 
   /** 404 for an unknown, ended or foreign session. */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { errorMessage, Keys, type Logger } from '@taskgate/core';
+import { errorMessage, isRedisUnavailable, Keys, type Logger } from '@taskgate/core';
 import { ErrorCode } from '@taskgate/protocol';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { createAuthenticator } from '../auth/auth.js';
@@ -59,6 +59,11 @@ export function buildApp(services: GatewayServices, readiness: Readiness): Expre
         }
         if (error instanceof HttpError) {
           sendHttpError(res, error);
+          return;
+        }
+        if (isRedisUnavailable(error)) {
+          logger.warn({ err: errorMessage(error) }, 'redis unavailable: request refused with 503');
+          sendHttpError(res, HttpError.redisUnavailable());
           return;
         }
         logger.error({ err: errorMessage(error) }, 'request failed');

@@ -1,4 +1,4 @@
-import { errorMessage, Keys, type Logger } from '@taskgate/core';
+import { errorMessage, isRedisUnavailable, Keys, type Logger } from '@taskgate/core';
 import {
   ErrorCode,
   isJsonRpcNotification,
@@ -209,6 +209,11 @@ async function answer(ctx: RpcContext, res: Response): Promise<void> {
     if (operation !== undefined) await rateLimits.consume(operation, ctx.owner, ctx.logger);
     reply = await dispatch(ctx);
   } catch (error) {
+    // The HTTP layer answers 503 + Retry-After, as for every request while Redis does not answer.
+    if (isRedisUnavailable(error)) {
+      metrics.rpcRequest(method, seconds(), ErrorCode.InternalError);
+      throw error;
+    }
     logFailure(ctx, error);
     const rpcError = toJsonRpcError(error);
     metrics.rpcRequest(method, seconds(), rpcError.code);
