@@ -70,7 +70,7 @@ const DESCRIBED: { readonly [Name in ErrorCodeName]: Described } = {
     origin: 'JSON-RPC',
     meaning:
       'something failed on the server side, or no worker answered a read in time; with HTTP 503 the gateway ' +
-      'is shutting down or cannot load its signing keys: retry (`Retry-After`)',
+      'is shutting down, cannot load its signing keys or Redis does not answer: retry (`Retry-After`)',
     http: [200, 500, 503],
   },
   ResourceNotFound: {

@@ -43,9 +43,9 @@ import { WorkerMetrics } from './worker-metrics.js';
 const BULLMQ_STALL_LIMIT = 1_000_000;
 
 /**
- * Crash detection: a killed worker's task runs again (or fails) 5-15 s after the kill (measured with
- * `bash scripts/bench --crash`; BullMQ's own 30 s + 30 s took 15-60 s), while an event loop may block for up
- * to 5 s (half the lock) without losing a lock.
+ * Crash detection: a killed worker's task runs again (or fails) 9.7-12.6 s after the kill with these defaults
+ * (`bash scripts/bench --crash`; BullMQ's own 30 s + 30 s took 49-56 s), while an event loop may block for up
+ * to 5 s (half the lock, the renewal period) without losing a lock.
  */
 export const DEFAULT_LOCK_DURATION_MS = 10_000;
 /** How often a worker looks for jobs of crashed workers by default (one check per queue across all workers). */
@@ -68,8 +68,8 @@ export interface CreateWorkerOptions {
   readonly heartbeatMs?: number;
   /**
    * BullMQ job lock duration (ms, default 10 000), renewed every half of it: a crashed worker's jobs are
-   * recovered between half of this and this plus `stalledIntervalMs` after the crash (about 5-15 s by default);
-   * an event loop blocked for longer than half of it loses the lock (the task may then run twice).
+   * recovered about this plus up to `stalledIntervalMs` after the crash; an event loop blocked for longer
+   * than half of it may lose the lock (the task then counts as crashed).
    */
   readonly lockDurationMs?: number;
   /** How often BullMQ looks for jobs of crashed workers (ms, default 5000). */
