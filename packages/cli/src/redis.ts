@@ -5,6 +5,7 @@ import {
   closeRedis,
   type createMetricsRegistry,
   createRedisConnection,
+  DEFAULT_COMMAND_TIMEOUT_MS,
   type RedisConnectionOptions,
   RedisRequirementError,
   requirementsMetrics,
@@ -53,7 +54,10 @@ export function redisConnectionOptions(config: Config): RedisConnectionOptions {
     ...(config.TASKGATE_REDIS_USERNAME !== undefined && { username: config.TASKGATE_REDIS_USERNAME }),
     ...(config.TASKGATE_REDIS_PASSWORD !== undefined && { password: config.TASKGATE_REDIS_PASSWORD }),
     ...(tlsCa !== undefined && { tlsCa }),
-    commandTimeoutMs: config.TASKGATE_REDIS_COMMAND_TIMEOUT_MS,
+    // The default is core's own: only another value needs saying.
+    ...(config.TASKGATE_REDIS_COMMAND_TIMEOUT_MS !== DEFAULT_COMMAND_TIMEOUT_MS && {
+      commandTimeoutMs: config.TASKGATE_REDIS_COMMAND_TIMEOUT_MS,
+    }),
     ...(config.TASKGATE_REDIS_WAIT_REPLICAS > 0 && {
       waitReplicas: { replicas: config.TASKGATE_REDIS_WAIT_REPLICAS, timeoutMs: config.TASKGATE_REDIS_WAIT_TIMEOUT_MS },
     }),

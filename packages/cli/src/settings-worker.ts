@@ -49,7 +49,7 @@ export const WORKER_SETTINGS = [
     schema: int(1000),
     default: '10000',
     description:
-      "BullMQ job lock, renewed every half of it: a task whose worker was killed runs again (or fails) about this plus up to the stalled interval later (`bash scripts/bench --crash`: 9.7-12.6 s with the defaults, 49-56 s with 30000/30000, 6.1-6.7 s with 5000/2500). An event loop blocked longer than half of it, or a Redis outage that long, may lose the lock: the task then counts as crashed.",
+      'BullMQ job lock, renewed every half of it: a task whose worker was killed runs again (or fails) about this plus up to the stalled interval later (`bash scripts/bench --crash`: 9.7-12.6 s with the defaults, 49-56 s with 30000/30000, 6.1-6.7 s with 5000/2500). An event loop blocked longer than half of it, or a Redis outage that long, may lose the lock: the task then counts as crashed.',
   },
   {
     env: 'TASKGATE_STALLED_INTERVAL_MS',

@@ -49,6 +49,27 @@ describe('Redis connection settings', () => {
     });
   });
 
+  it('a command timeout other than the default is passed on; one not above the WAIT timeout is refused', () => {
+    expect(options({ REDIS_URL: 'redis://h:1', TASKGATE_REDIS_COMMAND_TIMEOUT_MS: '2000' })).toEqual({
+      url: 'redis://h:1',
+      commandTimeoutMs: 2000,
+    });
+    expect(options({ REDIS_URL: 'redis://h:1', TASKGATE_REDIS_COMMAND_TIMEOUT_MS: '5000' })).toEqual({
+      url: 'redis://h:1',
+    });
+    expect(
+      problems(() =>
+        options({
+          TASKGATE_REDIS_WAIT_REPLICAS: '1',
+          TASKGATE_REDIS_WAIT_TIMEOUT_MS: '3000',
+          TASKGATE_REDIS_COMMAND_TIMEOUT_MS: '3000',
+        }),
+      ),
+    ).toEqual([
+      'TASKGATE_REDIS_COMMAND_TIMEOUT_MS (3000) must exceed TASKGATE_REDIS_WAIT_TIMEOUT_MS (3000): a WAIT would time out as a command first',
+    ]);
+  });
+
   it('cluster nodes are parsed host:port', () => {
     expect(options({ TASKGATE_REDIS_CLUSTER_NODES: 'a:7000,b:7001' }).clusterNodes).toEqual([
       { host: 'a', port: 7000 },
