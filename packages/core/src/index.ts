@@ -23,6 +23,7 @@ export {
   type InternalErrorCode,
   invalidCursor,
   type RefusalReason,
+  sessionLimitExceeded,
   TaskgateError,
   TaskRefusal,
   taskExpired,

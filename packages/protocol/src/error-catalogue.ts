@@ -13,6 +13,8 @@ export const ErrorCode = {
   UrlElicitationRequired: -32042,
   SessionNotFound: -32001,
   TaskLimitExceeded: -32010,
+  SessionLimitExceeded: -32011,
+  StreamLimitExceeded: -32012,
   RateLimited: -32029,
 } as const;
 
@@ -93,6 +95,21 @@ const DESCRIBED: { readonly [Name in ErrorCodeName]: Described } = {
     origin: 'taskgate',
     meaning: 'the owner already has the most tasks working or waiting for input that it may have (`data.limit`)',
     http: [200],
+  },
+  SessionLimitExceeded: {
+    origin: 'taskgate',
+    meaning:
+      '`initialize` of a principal that already has the most sessions it may have (`data.limit`): end one ' +
+      '(DELETE) or wait for an idle one to expire',
+    http: [200],
+  },
+  StreamLimitExceeded: {
+    origin: 'taskgate',
+    meaning:
+      'the principal already has the most SSE streams it may have open on this gateway (`data.limit`): a ' +
+      '`tasks/result` or direct call answered as a stream gets it in a JSON-RPC response, a GET stream with ' +
+      'HTTP 429; both with `Retry-After`',
+    http: [200, 429],
   },
   RateLimited: {
     origin: 'taskgate',
