@@ -26,7 +26,7 @@ import {
   type TaskReadAhead,
 } from '../services/context.js';
 import { openTaskStream } from '../sse/task-stream.js';
-import { requestProtocolVersion, requireAccept, requireJsonContentType } from './guards.js';
+import { requestProtocolVersion, requireAccept, requireJsonContentType, requireShallowJson } from './guards.js';
 import { requireSession } from './session.js';
 
 /** Runs an express middleware as a promise (the body reader), rejecting with what it passes to `next`. */
@@ -63,6 +63,7 @@ function parseBody(raw: unknown): JsonRpcMessage {
   } catch {
     throw new HttpError(400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON');
   }
+  requireShallowJson(value);
   try {
     return parseJsonRpcMessage(value);
   } catch (error) {
