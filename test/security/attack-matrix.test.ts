@@ -48,6 +48,8 @@ describe('attack matrix', () => {
   /** A raw POST of `principal` on its session (`null`: without a session). */
   const post = (principal: string, body: string, sessionId: string | null | undefined = sessions[principal]) =>
     raw(stack.jwtUrl, { headers: postHeaders(sessionId ?? undefined, auth(tokens[principal] as string)), body });
+  const taskIdOf = (created: { json(): unknown }) =>
+    (created.json() as { result: { task: { taskId: string } } }).result.task.taskId;
   const taskIds: string[] = [];
   let cursor = '';
 
@@ -56,12 +58,8 @@ describe('attack matrix', () => {
     sessions.alice = await open('alice');
     sessions.bob = await open('bob');
     for (const label of ['sec1a', 'sec1b']) {
-      const created = await call('alice', 'tools/call', {
-        name: 'stash',
-        arguments: { note: marker(label) },
-        task: { ttl: 600_000 },
-      });
-      taskIds.push((created.json() as { result: { task: { taskId: string } } }).result.task.taskId);
+      const params = { name: 'stash', arguments: { note: marker(label) }, task: { ttl: 600_000 } };
+      taskIds.push(taskIdOf(await call('alice', 'tools/call', params)));
     }
     await waitFor(
       async () => {
@@ -141,11 +139,7 @@ describe('attack matrix', () => {
 
   it.each([
     ['Host', { Host: 'evil.example' }, "Forbidden: Host 'evil.example' is not allowed"],
-    [
-      'Host with the gateway port',
-      { Host: 'rebound.example:80' },
-      "Forbidden: Host 'rebound.example:80' is not allowed",
-    ],
+    ['Host:port', { Host: 'rebound.example:80' }, "Forbidden: Host 'rebound.example:80' is not allowed"],
     ['Origin', { Origin: 'http://evil.example' }, "Forbidden: Origin 'http://evil.example' is not allowed"],
   ])('DNS rebinding: a foreign %s answers 403', async (_label, extra, message) => {
     const response = await rawCall(stack.jwtUrl, sessions.alice as string, 'ping', undefined, {
@@ -246,13 +240,8 @@ describe('attack matrix', () => {
     expect(third.headers['retry-after']).toBe('1');
     expect(third.json()).toEqual({ jsonrpc: '2.0', error: { code: -32012, message } });
 
-    const created = await call(
-      'erin',
-      'tools/call',
-      { name: 'stash', arguments: { note: marker('stream'), ms: 60_000 }, task: {} },
-      ids[2],
-    );
-    const taskId = (created.json() as { result: { task: { taskId: string } } }).result.task.taskId;
+    const long = { name: 'stash', arguments: { note: marker('stream'), ms: 60_000 }, task: {} };
+    const taskId = taskIdOf(await call('erin', 'tools/call', long, ids[2]));
     const result = await call('erin', 'tasks/result', { taskId }, ids[2]);
     expect(result.status).toBe(200);
     expect(result.headers['retry-after']).toBe('1');
@@ -286,11 +275,8 @@ describe('attack matrix', () => {
     'task id %s answers -32602 Task not found (get, result, cancel) and writes no key',
     async (_label, probe) => {
       for (const method of ['tasks/get', 'tasks/result', 'tasks/cancel']) {
-        expect((await call('alice', method, { taskId: probe })).json()).toEqual({
-          jsonrpc: '2.0',
-          id: 1,
-          error: taskNotFound,
-        });
+        const response = await call('alice', method, { taskId: probe });
+        expect(response.json()).toEqual({ jsonrpc: '2.0', id: 1, error: taskNotFound });
       }
     },
   );
@@ -318,6 +304,13 @@ describe('attack matrix', () => {
     const response = await call('alice', 'tools/call', { name: 'stash', arguments: { note } });
     expect(response.events()).toEqual([
       { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'stashed' }] } },
+    ]);
+  });
+
+  it('a tool that throws: the task fails, and its job kept among the failed ones holds no arguments', async () => {
+    const response = await call('alice', 'tools/call', { name: 'refuse', arguments: { note: marker('failed') } });
+    expect(response.events()).toEqual([
+      { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'refused on purpose' }], isError: true } },
     ]);
   });
 
