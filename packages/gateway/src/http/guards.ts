@@ -114,22 +114,22 @@ interface Frame {
  * the path). Iterative: a hostile depth cannot exhaust the stack here.
  */
 export function requireShallowJson(value: unknown): void {
+  if (value === null || typeof value !== 'object') return;
   const stack: Frame[] = [{ value, depth: 1, key: '', parent: undefined }];
   for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
-    const current = frame.value;
-    if (current === null || typeof current !== 'object') continue;
     if (frame.depth > MAX_JSON_DEPTH) throw tooDeep(frame);
-    const entries = Array.isArray(current)
-      ? current.map((item, i) => [`[${i}]`, item] as const)
-      : Object.entries(current);
-    for (const [key, item] of entries) {
-      if (item !== null && typeof item === 'object') {
-        stack.push({
-          value: item,
-          depth: frame.depth + 1,
-          key: Array.isArray(current) ? key : `.${key}`,
-          parent: frame,
-        });
+    const depth = frame.depth + 1;
+    const current = frame.value;
+    if (Array.isArray(current)) {
+      for (let i = 0; i < current.length; i++) {
+        const item: unknown = current[i];
+        if (item !== null && typeof item === 'object') stack.push({ value: item, depth, key: `[${i}]`, parent: frame });
+      }
+    } else {
+      for (const key in current as Record<string, unknown>) {
+        const item = (current as Record<string, unknown>)[key];
+        if (item !== null && typeof item === 'object')
+          stack.push({ value: item, depth, key: `.${key}`, parent: frame });
       }
     }
   }
