@@ -223,10 +223,17 @@ export async function dumpRedis(redis: Redis): Promise<{ key: string; text: stri
       else if (type === 'stream') value = await redis.xrange(key, '-', '+');
       else if (type === 'none') continue;
       else throw new Error(`key ${key} has a type the leak check does not read: ${type}`);
-      dump.push({ key, text: JSON.stringify(value) });
+      // Raw text (not JSON, which would escape control characters): what Redis holds, byte for byte.
+      dump.push({ key, text: flatten(value).join('\n') });
     }
   } while (cursor !== '0');
   return dump;
+}
+
+function flatten(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(flatten);
+  if (value !== null && typeof value === 'object') return Object.entries(value).flatMap(flatten);
+  return [String(value)];
 }
 
 /** An HTTP exchange whose response may never end (an SSE stream): resolves at the response head. */
