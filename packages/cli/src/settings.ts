@@ -109,6 +109,24 @@ export const SETTINGS = [
     description: 'Tasks one owner may have working or waiting for input at once (0 = unlimited); more get -32010.',
   },
   {
+    env: 'TASKGATE_MAX_SESSIONS_PER_PRINCIPAL',
+    flag: '--max-sessions-per-principal',
+    scope: 'gateway',
+    schema: int(0),
+    default: '1000',
+    description:
+      'Sessions one principal may have at once, counted in Redis across all gateways (0 = unlimited); `initialize` beyond it gets -32011. Not counted with auth off.',
+  },
+  {
+    env: 'TASKGATE_MAX_STREAMS_PER_PRINCIPAL',
+    flag: '--max-streams-per-principal',
+    scope: 'gateway',
+    schema: int(0),
+    default: '1000',
+    description:
+      'SSE streams one principal (with auth off: one session) may have open on each gateway (0 = unlimited); more get -32012 (GET streams: HTTP 429).',
+  },
+  {
     env: 'TASKGATE_PAGE_SIZE',
     flag: '--page-size',
     scope: 'gateway',
@@ -173,6 +191,15 @@ export const SETTINGS = [
     schema: int(1024),
     default: '1048576',
     description: 'Largest request body accepted (larger ones get HTTP 413).',
+  },
+  {
+    env: 'TASKGATE_HEADERS_TIMEOUT_MS',
+    flag: '--headers-timeout-ms',
+    scope: 'gateway',
+    schema: int(100),
+    default: '20000',
+    description:
+      'How long a client may take to send request headers; a slower one (slowloris) gets 408 and is disconnected.',
   },
   {
     env: 'TASKGATE_ALLOWED_HOSTS',

@@ -26,7 +26,8 @@ export type RefusalReason =
   | 'TASK_EXPIRED'
   | 'TASK_TERMINAL'
   | 'INVALID_CURSOR'
-  | 'TASK_LIMIT_EXCEEDED';
+  | 'TASK_LIMIT_EXCEEDED'
+  | 'SESSION_LIMIT_EXCEEDED';
 
 /** A ProtocolError that core answers with, tagged with a stable string code. */
 export class TaskRefusal extends ProtocolError {
@@ -75,6 +76,17 @@ export function taskLimitExceeded(limit: number): ProtocolError {
     ErrorCode.TaskLimitExceeded,
     `Too many active tasks: at most ${limit} tasks may be working or waiting for input at once. ` +
       'Wait for a task to finish, or cancel one, then try again.',
+    { limit },
+  );
+}
+
+/** The principal has the most sessions it may have (`initialize` refused). */
+export function sessionLimitExceeded(limit: number): ProtocolError {
+  return new TaskRefusal(
+    'SESSION_LIMIT_EXCEEDED',
+    ErrorCode.SessionLimitExceeded,
+    `Too many sessions: at most ${limit} sessions of one principal may be open at once. ` +
+      'End one (DELETE with its Mcp-Session-Id) or wait for an idle one to expire, then try again.',
     { limit },
   );
 }

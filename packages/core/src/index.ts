@@ -24,6 +24,7 @@ export {
   type InternalErrorCode,
   invalidCursor,
   type RefusalReason,
+  sessionLimitExceeded,
   TaskgateError,
   TaskRefusal,
   taskExpired,

@@ -101,6 +101,14 @@ export class Keys {
     return `${this.#slot(ownerId)}:owner:${ownerId}:active`;
   }
 
+  /**
+   * Sorted set of a principal's sessions (session digest, score = idle expiry ms): its size is the number of
+   * sessions the principal has, for the per-principal session limit.
+   */
+  ownerSessions(ownerId: string): string {
+    return `${this.#slot(ownerId)}:owner:${ownerId}:sessions`;
+  }
+
   /** Pub/sub channel that carries every change of one task a client can see (status, status message). */
   taskChannel(taskId: string): string {
     return `${this.#slot(taskId)}:ch:task:${taskId}`;

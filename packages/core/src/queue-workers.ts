@@ -42,7 +42,15 @@ export function consumeQueue<D>(
   options: ConsumeOptions<D>,
 ): QueueConsumer {
   const keys = options.keys ?? new Keys();
-  const worker = new Worker<D>(queue, processor as Processor<D>, {
+  const run = async (job: Job<D>, token: string | undefined): Promise<void> => {
+    try {
+      await processor(job, token);
+    } catch (error) {
+      if (isFinalFailure(job, error)) await forgetArguments(job);
+      throw error;
+    }
+  };
+  const worker = new Worker<D>(queue, run as Processor<D>, {
     connection: options.connection,
     prefix: keys.bullPrefix(queue),
     concurrency: options.concurrency,
@@ -68,4 +76,21 @@ export function consumeQueue<D>(
 /** Puts a job the caller holds (lock `token`) back in its queue for another worker. */
 export async function requeueJob(job: Job, token: string): Promise<void> {
   await job.moveToWait(token);
+}
+
+/** True when BullMQ keeps `job` as failed after this error: no retry follows. */
+function isFinalFailure(job: Job, error: unknown): boolean {
+  if (error instanceof WaitingError) return false;
+  return error instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+}
+
+/**
+ * Empties the tool arguments of a job about to be kept in BullMQ's failed set (for operators, up to a day):
+ * the task already holds its outcome, and arguments may be secrets that must not outlive the execution.
+ * Completed jobs are removed at once. Best effort: the failure is what matters.
+ */
+async function forgetArguments(job: Job): Promise<void> {
+  const data: unknown = job.data;
+  if (typeof data !== 'object' || data === null || !('arguments' in data)) return;
+  await job.updateData({ ...data, arguments: {} }).catch(() => {});
 }

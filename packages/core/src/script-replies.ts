@@ -48,6 +48,7 @@ export type BridgePositionReply =
   | { readonly kind: 'ok'; readonly position: string }
   | { readonly kind: 'stale' }
   | { readonly kind: 'not_held' };
+export type CreateSessionReply = { readonly kind: 'created' } | { readonly kind: 'limit'; readonly live: number };
 /** One entry of an owner's task index. */
 export interface ListPageEntry {
   readonly id: string;
@@ -181,6 +182,13 @@ export function decodeBridgePosition(raw: unknown): BridgePositionReply {
   throw unexpected('bridgePosition', raw);
 }
 
+export function decodeCreateSession(raw: unknown): CreateSessionReply {
+  const { code, detail } = coded('createSession', raw);
+  if (code === ScriptCode.Ok) return { kind: 'created' };
+  if (code === ScriptCode.LimitExceeded && typeof detail === 'number') return { kind: 'limit', live: detail };
+  throw unexpected('createSession', raw);
+}
+
 type TransitionName = 'startTask' | 'requireInput' | 'resumeTask' | 'setStatusMessage' | 'finishTask' | 'cancelTask';
 
 /**
@@ -225,6 +233,11 @@ export class Scripts {
   /** KEYS: session's stream lease, session. ARGV: op, stream id, lease ms, idle ttl ms. */
   async streamLease(keys: [string, string], args: [string, string, number, number]) {
     return decodeStreamLease(await this.#run('streamLease', keys, args));
+  }
+
+  /** KEYS: session, the principal's sessions. ARGV: session digest, idle ttl ms, limit, fields JSON. */
+  async createSession(keys: [string, string], args: [string, number, number, string]) {
+    return decodeCreateSession(await this.#run('createSession', keys, args));
   }
 
   /** KEYS: event log, connection lease, stream state. ARGV: see appendEvent-3.lua (8). */

@@ -23,6 +23,7 @@ export const SCRIPT_KEY_COUNTS = {
   lease: 1,
   carrierLease: 5,
   bridgePosition: 1,
+  createSession: 2,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPT_KEY_COUNTS;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type LoggingLevel, LoggingLevelSchema } from '@taskgate/protocol';
 import type { Redis } from 'ioredis';
 import { shardPublishCommand } from './connection.js';
-import { TaskgateError } from './errors.js';
+import { sessionLimitExceeded, TaskgateError } from './errors.js';
 import { randomSlotTag } from './ids.js';
 import { Keys } from './keys.js';
 import { Scripts } from './script-replies.js';
@@ -49,6 +49,11 @@ export interface SessionStoreOptions {
   readonly keys?: Keys;
   /** A session ends after this long without a request or an open GET stream (ms, sliding). */
   readonly idleTtlMs: number;
+  /**
+   * Sessions one principal may have at once, across every gateway (0 = unlimited, the default); `create`
+   * refuses more with -32011. Sessions without a principal (auth off) are not counted.
+   */
+  readonly maxPerPrincipal?: number;
 }
 
 /** What a stream lease operation found. */
@@ -61,12 +66,15 @@ export type LeaseResult = 'ok' | 'session_gone' | 'held_elsewhere';
  */
 export class SessionStore {
   readonly idleTtlMs: number;
+  readonly maxPerPrincipal: number;
   readonly #redis: Redis;
   readonly #keys: Keys;
   readonly #scripts: Scripts;
   /** When this process last pushed each session's expiry back (ms), so busy sessions are not refreshed per request. */
   readonly #refreshed = new Map<string, number>();
   readonly #refreshEveryMs: number;
+  /** When this process last pushed each session's entry in its principal's index back (ms), for GET streams. */
+  readonly #indexed = new Map<string, number>();
 
   constructor(options: SessionStoreOptions) {
     if (!Number.isSafeInteger(options.idleTtlMs) || options.idleTtlMs <= 0) {
@@ -75,11 +83,21 @@ export class SessionStore {
     this.#redis = options.redis;
     this.#keys = options.keys ?? new Keys();
     this.idleTtlMs = options.idleTtlMs;
+    this.maxPerPrincipal = options.maxPerPrincipal ?? 0;
+    if (!Number.isSafeInteger(this.maxPerPrincipal) || this.maxPerPrincipal < 0) {
+      throw new TaskgateError(
+        'INVALID_CONFIG',
+        `maxPerPrincipal must be a non-negative integer, got ${options.maxPerPrincipal}`,
+      );
+    }
     this.#refreshEveryMs = Math.min(60_000, Math.floor(options.idleTtlMs / 10));
     this.#scripts = new Scripts(options.redis);
   }
 
-  /** Stores a new session and returns it. */
+  /**
+   * Stores a new session and returns it. With a per-principal limit, a principal's sessions are indexed (one
+   * script: prune, count, store) and one more than the limit is refused with -32011 (`data.limit`).
+   */
   async create(input: CreateSessionInput): Promise<SessionRecord> {
     const record: SessionRecord = {
       sessionId: newSessionId(input.principal),
@@ -97,16 +115,42 @@ export class SessionStore {
       ...(record.principalId !== undefined && { principal: record.principalId }),
       ...(record.clientInfo !== undefined && { clientInfo: JSON.stringify(record.clientInfo) }),
     };
+    if (input.principal !== undefined && this.maxPerPrincipal > 0) {
+      const index = this.#index(record.sessionId, record.principalId as string);
+      const reply = await this.#scripts.createSession(
+        [key, index],
+        [Keys.digest(record.sessionId), this.idleTtlMs, this.maxPerPrincipal, JSON.stringify(fields)],
+      );
+      if (reply.kind === 'limit') throw sessionLimitExceeded(this.maxPerPrincipal);
+      return record;
+    }
     await this.#redis.multi().hset(key, fields).pexpire(key, this.idleTtlMs).exec();
     return record;
   }
 
   /**
+   * The index of the sessions of a principal, from one of its session ids and the principal's digest (a
+   * session id carries its principal's slot tag, so the index is in the session's slot).
+   */
+  #index(sessionId: string, principalId: string): string {
+    return this.#keys.ownerSessions(`${Keys.tagOf(sessionId)}${principalId}`);
+  }
+
+  /** Adds the commands that push a session's index entry back to its idle expiry (the index follows). */
+  #touchIndex(pipeline: ReturnType<Redis['pipeline']>, sessionId: string, principalId: string): void {
+    const index = this.#index(sessionId, principalId);
+    pipeline
+      .zadd(index, 'XX', 'GT', Date.now() + this.idleTtlMs, Keys.digest(sessionId))
+      .pexpire(index, this.idleTtlMs);
+  }
+
+  /**
    * The session, with its idle expiry pushed back (one round trip); undefined when unknown or ended. A busy
    * session's expiry is pushed back at most every tenth of the idle ttl (60 s at most) per process, so the
-   * idle ttl a session gets is between 90 % and 100 % of the configured one.
+   * idle ttl a session gets is between 90 % and 100 % of the configured one. `principal` (the caller's) pushes
+   * the session's entry in that principal's index back with it; a session of another principal has none there.
    */
-  async get(sessionId: string): Promise<SessionRecord | undefined> {
+  async get(sessionId: string, principal?: string): Promise<SessionRecord | undefined> {
     if (!isSessionIdShape(sessionId)) return undefined;
     const key = this.#keys.session(sessionId);
     const now = Date.now();
@@ -114,7 +158,12 @@ export class SessionStore {
     if (now - (this.#refreshed.get(key) ?? 0) < this.#refreshEveryMs) {
       fields = await this.#redis.hgetall(key);
     } else {
-      const replies = await this.#redis.pipeline().hgetall(key).pexpire(key, this.idleTtlMs).exec();
+      const pipeline = this.#redis.pipeline().hgetall(key).pexpire(key, this.idleTtlMs);
+      // Only the caller's own index, in the session's slot (a pipeline stays in one slot).
+      if (principal !== undefined && this.maxPerPrincipal > 0 && Keys.slotTag(principal) === Keys.tagOf(sessionId)) {
+        this.#touchIndex(pipeline, sessionId, Keys.digest(principal));
+      }
+      const replies = await pipeline.exec();
       fields = (replies?.[0]?.[1] ?? {}) as Record<string, string>;
       if (this.#refreshed.size >= 10_000) this.#refreshed.clear();
       if (fields.protocolVersion !== undefined) this.#refreshed.set(key, now);
@@ -151,17 +200,22 @@ export class SessionStore {
     return level.success ? level.data : undefined;
   }
 
-  /** Ends a session (later requests with its id get 404) and tells its GET stream to close. */
-  async end(sessionId: string): Promise<boolean> {
+  /**
+   * Ends a session (later requests with its id get 404) and tells its GET stream to close; `principalId` (the
+   * record's) takes it out of its principal's index at once.
+   */
+  async end(sessionId: string, principalId?: string): Promise<boolean> {
     this.#refreshed.delete(this.#keys.session(sessionId));
-    const replies = await this.#redis
-      .multi()
+    this.#indexed.delete(this.#keys.session(sessionId));
+    const multi = this.#redis.multi();
+    if (principalId !== undefined) multi.zrem(this.#index(sessionId, principalId), Keys.digest(sessionId));
+    const replies = await multi
       .del(this.#keys.session(sessionId))
       .del(this.#keys.sessionStream(sessionId))
       .del(this.#keys.sessionFeed(sessionId))
       [shardPublishCommand(this.#redis)](this.#keys.sessionChannel(sessionId), SESSION_ENDED)
       .exec();
-    return replies?.[0]?.[1] === 1;
+    return replies?.[principalId === undefined ? 0 : 1]?.[1] === 1;
   }
 
   /** Tells the session's channel that its GET stream was resumed, so a stale connection elsewhere stops at once. */
@@ -169,9 +223,25 @@ export class SessionStore {
     await this.#redis[shardPublishCommand(this.#redis)](this.#keys.sessionChannel(sessionId), STREAM_RESUMED);
   }
 
-  /** Claims the session's GET-stream lease for `streamId` (refused while another stream holds it). */
-  claimStream(sessionId: string, streamId: string, leaseMs: number): Promise<LeaseResult> {
-    return this.#lease('claim', sessionId, streamId, leaseMs);
+  /**
+   * Claims the session's GET-stream lease for `streamId` (refused while another stream holds it). The lease
+   * keeps the session alive; with `principalId` (the record's) its entry in the principal's index too, pushed
+   * back at most every tenth of the idle ttl.
+   */
+  async claimStream(sessionId: string, streamId: string, leaseMs: number, principalId?: string): Promise<LeaseResult> {
+    const result = await this.#lease('claim', sessionId, streamId, leaseMs);
+    const key = this.#keys.session(sessionId);
+    const now = Date.now();
+    if (result === 'ok' && principalId !== undefined && this.maxPerPrincipal > 0) {
+      if (now - (this.#indexed.get(key) ?? 0) >= this.#refreshEveryMs) {
+        const pipeline = this.#redis.pipeline();
+        this.#touchIndex(pipeline, sessionId, principalId);
+        await pipeline.exec();
+        if (this.#indexed.size >= 10_000) this.#indexed.clear();
+        this.#indexed.set(key, now);
+      }
+    }
+    return result;
   }
 
   /** Extends a lease this stream holds, and the session's idle expiry with it. */

@@ -143,7 +143,7 @@ describe('Redis Cluster slots', () => {
     const keys = new Keys(redis.prefix);
     const store = makeStore(redis, {}, conn);
     const bus = new EventBus(conn, keys);
-    const sessions = new SessionStore({ redis: conn, keys, idleTtlMs: 60_000 });
+    const sessions = new SessionStore({ redis: conn, keys, idleTtlMs: 60_000, maxPerPrincipal: 10 });
     const log = new EventLog({ redis: conn, keys, retentionMs: 60_000 });
     const delivery = new TaskDelivery({ redis: conn, keys });
     const outbox = new TaskOutbox({ redis: conn, keys });
@@ -172,7 +172,8 @@ describe('Redis Cluster slots', () => {
         await store.resume(ref, 'answered');
         const getStream = EventLog.newStreamId(session.sessionId);
         const resultStream = EventLog.newStreamId(session.sessionId);
-        await sessions.claimStream(session.sessionId, getStream, 10_000);
+        await sessions.claimStream(session.sessionId, getStream, 10_000, session.principalId);
+        await sessions.get(session.sessionId, principal);
         await log.create(
           { streamId: getStream, kind: 'session', session: Keys.digest(session.sessionId) },
           'g',
@@ -210,7 +211,13 @@ describe('Redis Cluster slots', () => {
         await store.finish(ref, { result: { content: [] } });
         await store.cancel(owner, plain.taskId);
         await sessions.releaseStream(session.sessionId, getStream);
-        await sessions.end(session.sessionId);
+        await sessions.end(session.sessionId, session.principalId);
+        // A principal's sessions are indexed by a script (the limit per principal).
+        await sessions.create({
+          ...(principal !== undefined && { principal }),
+          protocolVersion: '2025-11-25',
+          clientCapabilities: {},
+        });
       }
       const stream = { connection: 'legacy', queue: 'bull:reports' };
       await positions.hold(stream, 'bridge-1', 5_000);

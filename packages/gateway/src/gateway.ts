@@ -31,6 +31,7 @@ import { buildApp } from './http/app.js';
 import type { Readiness } from './http/drain.js';
 import { LazyLogger } from './lazy-logger.js';
 import { RateLimits } from './limits/rate-limits.js';
+import { StreamQuota } from './limits/stream-quota.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { type GatewayOptions, resolveGatewayOptions } from './options.js';
 import { ArgumentValidator } from './services/argument-validator.js';
@@ -118,7 +119,12 @@ export function createGateway(input: GatewayOptions): Gateway {
     logger: LazyLogger.wrap(options.logger),
     tasks,
     calls: new DirectCalls({ redis, keys }),
-    sessions: new SessionStore({ redis, keys, idleTtlMs: options.sessionIdleTtlMs }),
+    sessions: new SessionStore({
+      redis,
+      keys,
+      idleTtlMs: options.sessionIdleTtlMs,
+      maxPerPrincipal: options.maxSessionsPerPrincipal,
+    }),
     catalog,
     offerings: new OfferingCatalog({ redis, keys, staleAfterMs: options.toolStaleAfterMs }),
     subscriptions: new ResourceSubscriptions({ redis, keys, idleTtlMs: options.sessionIdleTtlMs }),
@@ -140,6 +146,7 @@ export function createGateway(input: GatewayOptions): Gateway {
     toolCursors: new ListCursorCodec(options.cursorSecret, tasks.limits.cursorTtlMs),
     metrics,
     rateLimits: new RateLimits(redis, keys, options, metrics),
+    streamQuota: new StreamQuota(options.maxStreamsPerPrincipal),
   };
   const unwatch = [
     watchRedis(registry, redis, 'commands'),
@@ -168,7 +175,12 @@ export function createGateway(input: GatewayOptions): Gateway {
   const listen = (port = 0, host = '127.0.0.1'): Promise<GatewayAddress> =>
     new Promise((resolve, reject) => {
       if (server !== undefined) return reject(new Error('The gateway is listening already'));
-      const http = createServer(app);
+      // Slow headers (slowloris) get 408 and a closed socket after headersTimeoutMs; Node checks every connection
+      // on an interval (30 s by default), so a short timeout is checked more often.
+      const checkMs = Math.min(30_000, Math.max(100, Math.floor(options.headersTimeoutMs / 4)));
+      const http = createServer({ connectionsCheckingInterval: checkMs }, app);
+      http.headersTimeout = options.headersTimeoutMs;
+      http.requestTimeout = Math.max(http.requestTimeout, options.headersTimeoutMs);
       server = http;
       http.once('error', reject);
       http.listen(port, host, () => {

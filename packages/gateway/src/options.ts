@@ -116,6 +116,21 @@ export interface GatewayOptions {
    * seconds) the `Retry-After` of the 503s it answers meanwhile. Default 1000.
    */
   readonly drainRetryAfterMs?: number;
+  /**
+   * Sessions one principal may have at once, counted in Redis across every gateway (0 = unlimited, the
+   * default); `initialize` beyond it gets -32011. Sessions of no principal (auth off) are not counted.
+   */
+  readonly maxSessionsPerPrincipal?: number;
+  /**
+   * SSE streams one owner (the principal; with auth off, the session) may have open on this gateway at once
+   * (0 = unlimited, the default): GET streams get HTTP 429 beyond it, streamed answers -32012.
+   */
+  readonly maxStreamsPerPrincipal?: number;
+  /**
+   * How long a client may take to send a request's headers (ms; Node's `server.headersTimeout`): a slower one
+   * (slowloris) gets 408 and its socket closed. Default 20 s.
+   */
+  readonly headersTimeoutMs?: number;
   /** Per-principal rate limits by operation class (SEC-3), enforced in Redis across every gateway. Default: none. */
   readonly rateLimits?: Partial<Readonly<Record<OperationClass, RateLimit>>>;
   /**
@@ -154,6 +169,9 @@ export interface ResolvedGatewayOptions {
   readonly readTimeoutMs: number;
   readonly waiterSafetyMs: number;
   readonly drainRetryAfterMs: number;
+  readonly maxSessionsPerPrincipal: number;
+  readonly maxStreamsPerPrincipal: number;
+  readonly headersTimeoutMs: number;
   readonly rateLimits: Partial<Readonly<Record<OperationClass, RateLimit>>>;
   readonly path: string;
   readonly serverInfo: Implementation;
@@ -188,6 +206,9 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
     readTimeoutMs: options.readTimeoutMs ?? 30_000,
     waiterSafetyMs: options.waiterSafetyMs ?? 30_000,
     drainRetryAfterMs: options.drainRetryAfterMs ?? 1000,
+    maxSessionsPerPrincipal: options.maxSessionsPerPrincipal ?? 0,
+    maxStreamsPerPrincipal: options.maxStreamsPerPrincipal ?? 0,
+    headersTimeoutMs: options.headersTimeoutMs ?? 20_000,
     rateLimits: options.rateLimits ?? {},
     path: options.path ?? '/mcp',
     serverInfo: options.serverInfo ?? { name: 'taskgate', version: '0.1.0' },
@@ -205,6 +226,7 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
     'toolStaleAfterMs',
     'readTimeoutMs',
     'waiterSafetyMs',
+    'headersTimeoutMs',
   ] as const;
   for (const name of positive) {
     if (!Number.isSafeInteger(resolved[name]) || resolved[name] <= 0) {
@@ -217,6 +239,8 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
     'drainRetryAfterMs',
     'sseRetryMs',
     'toolCacheMs',
+    'maxSessionsPerPrincipal',
+    'maxStreamsPerPrincipal',
   ] as const;
   for (const name of nonNegative) {
     if (!Number.isSafeInteger(resolved[name]) || resolved[name] < 0) {

@@ -13,6 +13,8 @@ export const ErrorCode = {
   UrlElicitationRequired: -32042,
   SessionNotFound: -32001,
   TaskLimitExceeded: -32010,
+  SessionLimitExceeded: -32011,
+  StreamLimitExceeded: -32012,
   RateLimited: -32029,
 } as const;
 
@@ -47,9 +49,10 @@ const DESCRIBED: { readonly [Name in ErrorCodeName]: Described } = {
   InvalidRequest: {
     origin: 'JSON-RPC',
     meaning:
-      'the request is refused before any method runs: not a JSON-RPC message, a missing or wrong header, ' +
-      'no or a bad token (401/403 with `WWW-Authenticate`), a forbidden Host or Origin, a body too large, a ' +
-      'second GET stream of a session, or events to resume from that expired',
+      'the request is refused before any method runs: not a JSON-RPC message, a body nested deeper than 64 ' +
+      'levels, a missing or wrong header, no or a bad token (401/403 with `WWW-Authenticate`), a token in the ' +
+      'URL (400 `invalid_request`), a forbidden Host or Origin, a body too large, a second GET stream of a ' +
+      'session, or events to resume from that expired',
     http: [400, 401, 403, 405, 406, 409, 410, 413, 415],
   },
   MethodNotFound: {
@@ -93,6 +96,21 @@ const DESCRIBED: { readonly [Name in ErrorCodeName]: Described } = {
     origin: 'taskgate',
     meaning: 'the owner already has the most tasks working or waiting for input that it may have (`data.limit`)',
     http: [200],
+  },
+  SessionLimitExceeded: {
+    origin: 'taskgate',
+    meaning:
+      '`initialize` of a principal that already has the most sessions it may have (`data.limit`): end one ' +
+      '(DELETE) or wait for an idle one to expire',
+    http: [200],
+  },
+  StreamLimitExceeded: {
+    origin: 'taskgate',
+    meaning:
+      'the principal already has the most SSE streams it may have open on this gateway: a `tasks/result` or ' +
+      'direct call answered as a stream gets it in a JSON-RPC response (`data.limit`, `data.retryAfterMs`), a ' +
+      'GET stream with HTTP 429; both with `Retry-After`',
+    http: [200, 429],
   },
   RateLimited: {
     origin: 'taskgate',

@@ -1,7 +1,15 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import { type AuthOptions, tokenEntries } from '../options.js';
-import { AuthError, type Authenticator, bearerToken, type Caller } from './caller.js';
+import {
+  AuthError,
+  type Authenticator,
+  bearerToken,
+  type Caller,
+  hasQueryToken,
+  QUERY_TOKEN_DESCRIPTION,
+  QUERY_TOKEN_MESSAGE,
+} from './caller.js';
 import { JwtAuthenticator } from './jwt-auth.js';
 
 /** The authenticator for the configured mode; `path` is the MCP endpoint's (for resource metadata URLs). */
@@ -32,6 +40,13 @@ class TokenAuthenticator implements Authenticator {
   }
 
   async authenticate(req: Request): Promise<Caller> {
+    if (hasQueryToken(req)) {
+      throw new AuthError(
+        'invalid_request',
+        QUERY_TOKEN_MESSAGE,
+        `Bearer realm="${this.#realm}", error="invalid_request", error_description="${QUERY_TOKEN_DESCRIPTION}"`,
+      );
+    }
     const token = bearerToken(req);
     if (token === undefined) {
       throw new AuthError(

@@ -3,7 +3,15 @@ import type { Request } from 'express';
 import { createLocalJWKSet, createRemoteJWKSet, type JWTPayload, errors as joseErrors, jwtVerify } from 'jose';
 import { HttpError } from '../errors/http-error.js';
 import type { JwtAuthOptions } from '../options.js';
-import { AuthError, type Authenticator, bearerToken, type Caller } from './caller.js';
+import {
+  AuthError,
+  type Authenticator,
+  bearerToken,
+  type Caller,
+  hasQueryToken,
+  QUERY_TOKEN_DESCRIPTION,
+  QUERY_TOKEN_MESSAGE,
+} from './caller.js';
 import { resourceMetadataUrl, resourceUrl } from './protected-resource.js';
 
 type KeySet = ReturnType<typeof createLocalJWKSet> | ReturnType<typeof createRemoteJWKSet>;
@@ -43,6 +51,7 @@ export class JwtAuthenticator implements Authenticator {
   }
 
   async authenticate(req: Request): Promise<Caller> {
+    if (hasQueryToken(req)) throw this.#refuse(req, 'invalid_request', QUERY_TOKEN_MESSAGE, QUERY_TOKEN_DESCRIPTION);
     const token = bearerToken(req);
     if (token === undefined) {
       throw this.#refuse(req, 'missing_token', 'Unauthorized: send Authorization: Bearer <access token>');

@@ -13,6 +13,7 @@ const HTTP_ERROR_CODES: Readonly<Record<number, string>> = {
   410: 'EVENTS_EXPIRED',
   413: 'PAYLOAD_TOO_LARGE',
   415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'TOO_MANY_REQUESTS',
   500: 'INTERNAL',
   503: 'UNAVAILABLE',
 };

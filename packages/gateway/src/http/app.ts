@@ -6,6 +6,7 @@ import { createAuthenticator } from '../auth/auth.js';
 import { AuthError, type Caller } from '../auth/caller.js';
 import { PROTECTED_RESOURCE_WELL_KNOWN, protectedResourceHandler } from '../auth/protected-resource.js';
 import { HttpError, sendHttpError } from '../errors/http-error.js';
+import { streamLimitHttpError } from '../limits/stream-quota.js';
 import type { GatewayServices } from '../services/context.js';
 import { openGetStream } from '../sse/get-stream.js';
 import { drainGuard, type Readiness } from './drain.js';
@@ -76,13 +77,26 @@ export function buildApp(services: GatewayServices, readiness: Readiness): Expre
     requireAccept(req, ['text/event-stream']);
     requestProtocolVersion(req);
     const { session, owner } = await requireSession(services, req, caller, logger);
+    const release = services.streamQuota.take(owner);
+    if (release === undefined) {
+      metrics.streamLimited();
+      logger.warn(
+        { audit: 'stream_limited', owner: Keys.ownerId(owner), limit: services.streamQuota.max },
+        'too many open streams',
+      );
+      throw streamLimitHttpError(services.streamQuota.max);
+    }
+    res.once('close', release);
     const principal = caller.principal === undefined ? {} : { principal: caller.principal };
-    await openGetStream({ services, session, owner, ...principal, logger }, req, res);
+    await openGetStream({ services, session, owner, ...principal, logger }, req, res).catch((error: unknown) => {
+      release();
+      throw error;
+    });
   };
   const remove: McpHandler = async (req, res, caller, logger) => {
     requestProtocolVersion(req);
     const { session } = await requireSession(services, req, caller, logger);
-    await services.sessions.end(session.sessionId);
+    await services.sessions.end(session.sessionId, session.principalId);
     logger.info({ audit: 'session.ended', session: Keys.digest(session.sessionId).slice(0, 12) }, 'session ended');
     res.status(200).end();
   };

@@ -94,3 +94,55 @@ export function requestProtocolVersion(req: Request): string {
   }
   return version;
 }
+
+/**
+ * How deep a request body may nest (objects and arrays, the message itself being level 1). Deeper values
+ * would pass JSON.parse and schema validation and then break recursive code further on (a job's data could
+ * not be serialised); tool arguments of real tools stay far below this.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+interface Frame {
+  readonly value: unknown;
+  readonly depth: number;
+  readonly key: string;
+  readonly parent: Frame | undefined;
+}
+
+/**
+ * 400 (-32600) naming where a parsed body nests deeper than MAX_JSON_DEPTH levels (the first few members of
+ * the path). Iterative: a hostile depth cannot exhaust the stack here.
+ */
+export function requireShallowJson(value: unknown): void {
+  if (value === null || typeof value !== 'object') return;
+  const stack: Frame[] = [{ value, depth: 1, key: '', parent: undefined }];
+  for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
+    if (frame.depth > MAX_JSON_DEPTH) throw tooDeep(frame);
+    const depth = frame.depth + 1;
+    const current = frame.value;
+    if (Array.isArray(current)) {
+      for (let i = 0; i < current.length; i++) {
+        const item: unknown = current[i];
+        if (item !== null && typeof item === 'object') stack.push({ value: item, depth, key: `[${i}]`, parent: frame });
+      }
+    } else {
+      for (const key in current as Record<string, unknown>) {
+        const item = (current as Record<string, unknown>)[key];
+        if (item !== null && typeof item === 'object')
+          stack.push({ value: item, depth, key: `.${key}`, parent: frame });
+      }
+    }
+  }
+}
+
+function tooDeep(frame: Frame): HttpError {
+  const keys: string[] = [];
+  for (let at: Frame | undefined = frame; at !== undefined; at = at.parent) keys.push(at.key);
+  const path = keys.reverse().join('').replace(/^\./, '');
+  const shown = path.length > 80 ? `${path.slice(0, 80)}…` : path;
+  return new HttpError(
+    400,
+    ErrorCode.InvalidRequest,
+    `Invalid Request: the body nests deeper than ${MAX_JSON_DEPTH} levels (at ${shown})`,
+  );
+}

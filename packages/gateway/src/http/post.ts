@@ -13,6 +13,7 @@ import express, { type Request, type RequestHandler, type Response } from 'expre
 import type { Caller } from '../auth/caller.js';
 import { HttpError } from '../errors/http-error.js';
 import { operationOf, retryAfterMsOf } from '../limits/rate-limits.js';
+import { streamLimitExceeded } from '../limits/stream-quota.js';
 import { onNotification, onResponse } from '../rpc/client-messages.js';
 import { dispatch } from '../rpc/dispatch.js';
 import { initialize } from '../rpc/initialize.js';
@@ -25,7 +26,7 @@ import {
   type TaskReadAhead,
 } from '../services/context.js';
 import { openTaskStream } from '../sse/task-stream.js';
-import { requestProtocolVersion, requireAccept, requireJsonContentType } from './guards.js';
+import { requestProtocolVersion, requireAccept, requireJsonContentType, requireShallowJson } from './guards.js';
 import { requireSession } from './session.js';
 
 /** Runs an express middleware as a promise (the body reader), rejecting with what it passes to `next`. */
@@ -62,6 +63,7 @@ function parseBody(raw: unknown): JsonRpcMessage {
   } catch {
     throw new HttpError(400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON');
   }
+  requireShallowJson(value);
   try {
     return parseJsonRpcMessage(value);
   } catch (error) {
@@ -204,11 +206,16 @@ async function answer(ctx: RpcContext, res: Response): Promise<void> {
   const started = performance.now();
   const seconds = (): number => (performance.now() - started) / 1000;
   let reply: Awaited<ReturnType<typeof dispatch>>;
+  let release: (() => void) | undefined;
   try {
     const operation = operationOf(method);
     if (operation !== undefined) await rateLimits.consume(operation, ctx.owner, ctx.logger);
+    // A place among the owner's open streams is taken before a call that may answer as a stream starts (a
+    // direct call refused afterwards would run with nobody to answer).
+    if (mayStream(ctx.request)) release = takeStreamPlace(ctx);
     reply = await dispatch(ctx);
   } catch (error) {
+    release?.();
     // The HTTP layer answers 503 + Retry-After, as for every request while Redis does not answer.
     if (isRedisUnavailable(error)) {
       metrics.rpcRequest(method, seconds(), ErrorCode.InternalError);
@@ -224,13 +231,36 @@ async function answer(ctx: RpcContext, res: Response): Promise<void> {
   }
   metrics.rpcRequest(method, seconds());
   if (reply.kind === 'result') {
+    release?.();
     res.json(resultMessage(id, reply.result));
     return;
+  }
+  if (release !== undefined) {
+    if (res.destroyed) release();
+    else res.once('close', release);
   }
   const { task } = reply;
   // The stream may wait for hours: it keeps the session's context, not the request's.
   const target = { kind: reply.role, taskId: reply.taskId, rpcId: id, ...(task !== undefined && { task }) };
   return metrics.waiting(openTaskStream(sessionContext(ctx), res, target));
+}
+
+/** True for the requests whose answer may be an SSE stream: `tasks/result`, and `tools/call` without `task`. */
+function mayStream(request: JsonRpcRequest): boolean {
+  if (request.method === 'tasks/result') return true;
+  return request.method === 'tools/call' && (request.params as { task?: unknown } | undefined)?.task === undefined;
+}
+
+/** One of the owner's open-stream places on this gateway, or -32012 when all are taken. */
+function takeStreamPlace(ctx: RpcContext): () => void {
+  const { streamQuota } = ctx.services;
+  const release = streamQuota.take(ctx.owner);
+  if (release !== undefined) return release;
+  ctx.logger.warn(
+    { audit: 'stream_limited', owner: Keys.ownerId(ctx.owner), limit: streamQuota.max },
+    'too many open streams',
+  );
+  throw streamLimitExceeded(streamQuota.max);
 }
 
 function logFailure(ctx: RpcContext, error: unknown): void {

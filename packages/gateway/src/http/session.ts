@@ -29,7 +29,7 @@ export async function requireSession(
   if (!/^[\x21-\x7e]{1,256}$/.test(sessionId)) {
     throw HttpError.badRequest('Bad Request: Mcp-Session-Id must be 1-256 visible ASCII characters');
   }
-  const session = await services.sessions.get(sessionId);
+  const session = await services.sessions.get(sessionId, caller.principal);
   if (session === undefined || !SessionStore.belongsTo(session, caller.principal)) {
     logger.warn(
       { audit: 'session.not_found', session: Keys.digest(sessionId).slice(0, 12), principal: caller.principal },

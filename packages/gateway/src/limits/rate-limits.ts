@@ -49,9 +49,10 @@ export function rateLimited(operation: OperationClass, limit: RateLimit, retryAf
   );
 }
 
-/** The retry hint of a rate-limit error, in ms, or undefined for any other error. */
+/** The retry hint of a rate-limit or stream-limit error, in ms, or undefined for any other error. */
 export function retryAfterMsOf(error: unknown): number | undefined {
-  if (!(error instanceof ProtocolError) || error.code !== ErrorCode.RateLimited) return undefined;
+  if (!(error instanceof ProtocolError)) return undefined;
+  if (error.code !== ErrorCode.RateLimited && error.code !== ErrorCode.StreamLimitExceeded) return undefined;
   const hint = (error.data as Partial<RateLimitedData> | undefined)?.retryAfterMs;
   return typeof hint === 'number' ? hint : undefined;
 }

@@ -31,6 +31,8 @@ export class GatewayMetrics {
   readonly #rpcSeconds;
   readonly #rateLimited;
   readonly #taskLimited;
+  readonly #sessionLimited;
+  readonly #streamLimited;
   readonly #authFailures;
   readonly #lookupFailures;
   readonly #sessions;
@@ -72,6 +74,14 @@ export class GatewayMetrics {
     this.#taskLimited = counterIn(registry, {
       name: 'taskgate_task_limit_rejections_total',
       help: 'Task creations refused because the owner was at its concurrency limit (-32010).',
+    });
+    this.#sessionLimited = counterIn(registry, {
+      name: 'taskgate_session_limit_rejections_total',
+      help: 'initialize requests refused because the principal had the most sessions it may have (-32011).',
+    });
+    this.#streamLimited = counterIn(registry, {
+      name: 'taskgate_stream_limit_rejections_total',
+      help: 'SSE streams refused because the principal had the most streams it may have open on this gateway (-32012).',
     });
     this.#authFailures = counterIn(registry, {
       name: 'taskgate_auth_failures_total',
@@ -116,6 +126,14 @@ export class GatewayMetrics {
       name: 'taskgate_task_ttl_default_seconds',
       help: 'ttl granted to tasks whose request names none (the configured default, at most the maximum).',
     }).set(Math.min(limits.defaultTtlMs, limits.maxTtlMs) / 1000);
+    gaugeIn(registry, {
+      name: 'taskgate_principal_sessions_limit',
+      help: 'Configured maximum of sessions per principal across the deployment (0 = unlimited).',
+    }).set(options.maxSessionsPerPrincipal);
+    gaugeIn(registry, {
+      name: 'taskgate_principal_streams_limit',
+      help: 'Configured maximum of open SSE streams per principal on this gateway (0 = unlimited).',
+    }).set(options.maxStreamsPerPrincipal);
     const points = gaugeIn(registry, {
       name: 'taskgate_rate_limit_points',
       help: 'Configured operations per window for each principal, by operation class (0 = no limit).',
@@ -133,6 +151,8 @@ export class GatewayMetrics {
       this.#rateLimited.inc({ operation }, 0);
     }
     this.#taskLimited.inc(0);
+    this.#sessionLimited.inc(0);
+    this.#streamLimited.inc(0);
     this.#draining.set(0);
   }
 
@@ -150,6 +170,13 @@ export class GatewayMetrics {
     if (code === undefined) return;
     this.#rpcErrors.inc({ method: label, code: codeLabel(code) });
     if (code === ErrorCode.TaskLimitExceeded) this.#taskLimited.inc();
+    else if (code === ErrorCode.SessionLimitExceeded) this.#sessionLimited.inc();
+    else if (code === ErrorCode.StreamLimitExceeded) this.#streamLimited.inc();
+  }
+
+  /** A GET stream refused for too many open streams (streamed answers count through `rpcRequest`). */
+  streamLimited(): void {
+    this.#streamLimited.inc();
   }
 
   rateLimited(operation: string): void {

@@ -20,6 +20,7 @@ import type {
 } from '@taskgate/core';
 import type { JsonRpcErrorObject, JsonRpcRequest, RequestId } from '@taskgate/protocol';
 import type { RateLimits } from '../limits/rate-limits.js';
+import type { StreamQuota } from '../limits/stream-quota.js';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import type { ResolvedGatewayOptions } from '../options.js';
 import type { TaskWatcher } from '../tasks/task-watcher.js';
@@ -55,6 +56,8 @@ export interface GatewayServices {
   readonly toolCursors: ListCursorCodec;
   readonly metrics: GatewayMetrics;
   readonly rateLimits: RateLimits;
+  /** The per-principal limit of open SSE streams on this gateway. */
+  readonly streamQuota: StreamQuota;
 }
 
 /** A message of an established session, from an authenticated caller. */

@@ -226,7 +226,12 @@ async function runSessionStream(ctx: SessionContext, stream: LoggedStream): Prom
     ctx.logger.debug({ stream: stream.streamId }, 'session stream closed');
   });
   stream.onHeartbeat(async () => {
-    const lease = await services.sessions.claimStream(sessionId, stream.streamId, streamLeaseMs(services));
+    const lease = await services.sessions.claimStream(
+      sessionId,
+      stream.streamId,
+      streamLeaseMs(services),
+      ctx.session.principalId,
+    );
     if (lease !== 'ok') return stream.end();
     await readFeed();
     await sweep();
