@@ -266,6 +266,18 @@ describe('Streamable HTTP transport', () => {
     expect((await raw(`${base.origin}/readyz`, { method: 'GET' })).status).toBe(200);
   });
 
+  it('answers HEAD with 405 instead of running the GET handler (which would open the session stream)', async () => {
+    const { url, redis: conn, keys } = await start({ tools: false });
+    const sessionId = await rawInitialize(url);
+    const head = await raw(url, {
+      method: 'HEAD',
+      headers: { ...postHeaders(sessionId), Accept: 'text/event-stream' },
+    });
+    expect(head.status).toBe(405);
+    expect(head.headers.allow).toBe('GET, POST, DELETE');
+    expect(await conn.exists(keys.sessionStream(sessionId))).toBe(0);
+  });
+
   it('allows one GET stream per session (409 for a second), and ends it when the session ends', async () => {
     const { url } = await start({ tools: false });
     const sessionId = await rawInitialize(url);
