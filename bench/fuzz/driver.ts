@@ -174,6 +174,8 @@ export async function fuzzRun(options: {
   readonly agent: Agent;
   readonly numRuns: number;
   readonly seed?: number;
+  /** Stop generating cases after this long (the run then counts as passed for the cases it ran). */
+  readonly timeLimitMs?: number;
   readonly onCase?: () => void;
 }): Promise<void> {
   const { url, world, agent, onCase } = options;
@@ -185,5 +187,9 @@ export async function fuzzRun(options: {
   await fc.assert(property, {
     numRuns: options.numRuns,
     ...(options.seed !== undefined && { seed: options.seed }),
+    ...(options.timeLimitMs !== undefined && {
+      interruptAfterTimeLimit: options.timeLimitMs,
+      markInterruptAsFailure: false,
+    }),
   });
 }

@@ -1,7 +1,8 @@
 /**
- * The fuzz's bench mode (`bash scripts/bench --fuzz [--fuzz-runs N] [--concurrency C] [--seed S]`): the
- * generators and oracle of test/fuzz/http-surface.test.ts, N cases (default 1,000,000) spread over C
- * concurrent runs (seeds S, S+1, ...), against the same deployment. Prints progress, then one line of figures,
+ * The fuzz's bench mode (`bash scripts/bench --fuzz [--fuzz-runs N] [--concurrency C] [--seed S]
+ * [--fuzz-minutes M]`): the generators and oracle of test/fuzz/http-surface.test.ts, N cases (default
+ * 1,000,000) spread over C concurrent runs (seeds S, S+1, ...), against the same deployment; with M, it stops
+ * generating after M minutes and reports the cases it ran. Prints progress, then one line of figures,
  * and writes them as JSON under bench/results/; exits 1 when a case or a check after the run fails.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ const { values } = parseArgs({
     'fuzz-runs': { type: 'string' },
     concurrency: { type: 'string' },
     seed: { type: 'string' },
+    'fuzz-minutes': { type: 'string' },
     out: { type: 'string' },
   },
 });
@@ -25,10 +27,17 @@ const positive = (name: string, raw: string | undefined, fallback: number): numb
 };
 const runs = positive('fuzz-runs', values['fuzz-runs'], 1_000_000);
 const concurrency = positive('concurrency', values.concurrency, 4);
+const minutes = values['fuzz-minutes'] === undefined ? undefined : positive('fuzz-minutes', values['fuzz-minutes'], 1);
 const seed = values.seed === undefined ? Date.now() % 2 ** 31 : Number(values.seed);
 const outDir = values.out ?? new URL('../results/', import.meta.url).pathname;
 
 const target = await startFuzzTarget('fuzz-bench');
+// Interrupted: stop what was started (by pid) before leaving.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    void target.stop().finally(() => process.exit(130));
+  });
+}
 const agent = fuzzAgent(concurrency);
 let cases = 0;
 let failure: unknown;
@@ -55,7 +64,15 @@ try {
   const share = (index: number): number => Math.floor(runs / concurrency) + (index < runs % concurrency ? 1 : 0);
   await Promise.all(
     Array.from({ length: concurrency }, (_unused, index) =>
-      fuzzRun({ url: target.url, world, agent, numRuns: share(index), seed: seed + index, onCase: () => cases++ }),
+      fuzzRun({
+        url: target.url,
+        world,
+        agent,
+        numRuns: share(index),
+        seed: seed + index,
+        ...(minutes !== undefined && { timeLimitMs: minutes * 60_000 }),
+        onCase: () => cases++,
+      }),
     ),
   ).catch((error: unknown) => {
     failure = error;
@@ -69,6 +86,8 @@ try {
     seed,
     concurrency,
     cases,
+    requested: runs,
+    minutes: minutes ?? null,
     seconds: Math.round(seconds),
     casesPerSecond: Math.round(cases / seconds),
     alive: target.alive(),
