@@ -74,4 +74,20 @@ export const notMessageBody = fc.oneof(
     .map((extra) => JSON.stringify({ ...jsonrpc, id: 1, method: 'ping', [extra]: 1 })),
   notObject.map((params) => JSON.stringify({ ...jsonrpc, id: 1, method: 'ping', params })),
   fc.integer({ min: 1, max: 10_000 }).map((depth) => `${'['.repeat(depth)}${']'.repeat(depth)}`),
+  // Well-formed messages nesting deeper than the gateway accepts (MAX_JSON_DEPTH), in every member that nests.
+  fc
+    .tuple(
+      fc.integer({ min: 130, max: 6_000 }),
+      fc.constantFrom(
+        (deep: string) => `{"jsonrpc":"2.0","id":"r-1","result":{"x":${deep}}}`,
+        (deep: string) => `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"x":${deep}}}}`,
+        (deep: string) =>
+          `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":0,"x":${deep}},"task":{}}}`,
+        (deep: string) => `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"x":${deep}}}`,
+      ),
+      fc.boolean(),
+    )
+    .map(([depth, message, arrays]) =>
+      message(arrays ? `${'['.repeat(depth)}${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`),
+    ),
 );

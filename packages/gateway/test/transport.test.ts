@@ -266,6 +266,25 @@ describe('Streamable HTTP transport', () => {
     expect((await raw(`${base.origin}/readyz`, { method: 'GET' })).status).toBe(200);
   });
 
+  it('refuses deeply nested messages with 400 and -32600 (a response to no request used to fail with 500)', async () => {
+    const { url, redis: conn, keys } = await start({ tools: false });
+    const sessionId = await rawInitialize(url);
+    const deep = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`;
+    const bodies = [
+      `{"jsonrpc":"2.0","id":"r-1","result":{"x":${deep}}}`,
+      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":0,"x":${deep}},"task":{}}}`,
+    ];
+    for (const body of bodies) {
+      const response = await raw(url, { headers: postHeaders(sessionId), body });
+      expect(response.status).toBe(400);
+      expect(response.json()).toEqual({
+        jsonrpc: '2.0',
+        error: { code: -32600, message: 'Invalid Request: the message nests deeper than 128 levels' },
+      });
+    }
+    expect(await conn.keys(`${keys.prefix}:*task*`)).toEqual([]);
+  });
+
   it('answers HEAD with 405 instead of running the GET handler (which would open the session stream)', async () => {
     const { url, redis: conn, keys } = await start({ tools: false });
     const sessionId = await rawInitialize(url);

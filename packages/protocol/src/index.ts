@@ -185,7 +185,7 @@ export {
   type PaginatedResult,
   PaginatedResultSchema,
 } from './pagination.js';
-export { parseJsonRpcMessage } from './parse-json-rpc-message.js';
+export { MAX_JSON_DEPTH, nestsDeeperThan, parseJsonRpcMessage } from './parse-json-rpc-message.js';
 export {
   type PingRequest,
   PingRequestSchema,

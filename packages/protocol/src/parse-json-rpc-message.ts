@@ -11,6 +11,25 @@ import {
 } from './jsonrpc.js';
 import { ProtocolError } from './protocol-error.js';
 
+/**
+ * How deep a message may nest (objects and arrays, the message itself at 1). Far beyond real MCP traffic, and
+ * well within what every later step copes with: JSON.stringify, structured logging and job serialisation
+ * overflow the stack a few thousand levels down, which a 64 KiB body already reaches.
+ */
+export const MAX_JSON_DEPTH = 128;
+
+/** True when `value` nests objects or arrays deeper than `max` levels (iterative: no recursion to overflow). */
+export function nestsDeeperThan(value: unknown, max: number): boolean {
+  const pending: Array<[unknown, number]> = [[value, 1]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [item, depth] = next;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth > max) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /** Says why `value` is not a JSON-RPC message, judged against the kind of message it most looks like. */
 function explain(value: unknown): string {
   if (typeof value !== 'object' || value === null) {
@@ -39,13 +58,17 @@ function explain(value: unknown): string {
 
 /**
  * Validates one decoded JSON value as a JSON-RPC message. Throws a -32600 `ProtocolError` saying what is
- * wrong; batches (arrays) are refused because MCP 2025-11-25 does not support them.
+ * wrong; batches (arrays) are refused because MCP 2025-11-25 does not support them, and so is a message nesting
+ * deeper than {@link MAX_JSON_DEPTH} levels.
  */
 export function parseJsonRpcMessage(value: unknown): JsonRpcMessage {
   if (Array.isArray(value)) {
     throw ProtocolError.invalidRequest(
       'Invalid Request: JSON-RPC batches are not supported; send each message on its own',
     );
+  }
+  if (nestsDeeperThan(value, MAX_JSON_DEPTH)) {
+    throw ProtocolError.invalidRequest(`Invalid Request: the message nests deeper than ${MAX_JSON_DEPTH} levels`);
   }
   const parsed = JsonRpcMessageSchema.safeParse(value);
   if (parsed.success) return parsed.data;

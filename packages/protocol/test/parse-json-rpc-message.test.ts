@@ -5,6 +5,7 @@ import {
   isJsonRpcNotification,
   isJsonRpcRequest,
   isJsonRpcResultResponse,
+  MAX_JSON_DEPTH,
   ProtocolError,
   parseJsonRpcMessage,
 } from '../src/index.js';
@@ -115,5 +116,26 @@ describe('parseJsonRpcMessage', () => {
 
   it('rejects a result response without id', () => {
     expect(rejection({ jsonrpc: '2.0', result: {} }).message).toMatch(/invalid response: id: /);
+  });
+
+  it(`refuses a message nesting deeper than ${MAX_JSON_DEPTH} levels with -32600, and accepts one at the limit`, () => {
+    const nest = (levels: number): unknown => {
+      let value: unknown = 1;
+      for (let level = 0; level < levels; level++) value = { a: value };
+      return value;
+    };
+    // The message is level 1 and its result level 2: the result's content adds the rest.
+    const atLimit = { jsonrpc: '2.0', id: 'r', result: nest(MAX_JSON_DEPTH - 1) };
+    expect(parseJsonRpcMessage(atLimit)).toEqual(atLimit);
+    const deep = rejection({ jsonrpc: '2.0', id: 'r', result: nest(5000) });
+    expect(deep.code).toBe(ErrorCode.InvalidRequest);
+    expect(deep.message).toBe(`Invalid Request: the message nests deeper than ${MAX_JSON_DEPTH} levels`);
+    const arrays = rejection({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'ping',
+      params: { x: JSON.parse(`${'['.repeat(200)}${']'.repeat(200)}`) },
+    });
+    expect(arrays.message).toBe(`Invalid Request: the message nests deeper than ${MAX_JSON_DEPTH} levels`);
   });
 });
