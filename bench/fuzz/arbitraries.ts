@@ -19,6 +19,8 @@ export const anyString = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 30 }),
   fc.string({ unit: fc.oneof(loneSurrogate, fc.string({ minLength: 1, maxLength: 1 })), maxLength: 10 }),
   fc.constantFrom('', ' ', '\u0000', '\n\r', 'NaN', 'Infinity', '__proto__', 'constructor', '*', '{tg}:x', 'a:b:c'),
+  // Long ones now and then (ids, names, cursors, URIs of tens of kilobytes stay under the body limit).
+  fc.integer({ min: 257, max: 20_000 }).map((length) => 'x'.repeat(length)),
 );
 const safeId = fc.oneof(anyString, fc.integer(), fc.maxSafeInteger(), fc.constant(Number.MIN_SAFE_INTEGER));
 /** Raw number literals JSON allows but numbers cannot hold (or hold only approximately). */

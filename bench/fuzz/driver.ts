@@ -65,6 +65,10 @@ export function check(fuzzCase: FuzzCase, response: FuzzResponse): void {
   const { status, text } = response;
   const fail = (why: string): Error => new Error(`${why}\nstatus ${status}, body ${text.slice(0, 500)}`);
   if (!expect.status.includes(status)) throw fail(`status ${status}, expected one of ${expect.status.join(', ')}`);
+  if (status === 401 && !String(response.headers['www-authenticate'] ?? '').startsWith('Bearer ')) {
+    throw fail('a 401 without a Bearer challenge');
+  }
+  if (status === 405 && response.headers.allow !== 'GET, POST, DELETE') throw fail('a 405 without Allow');
   if (request.method === 'HEAD' || status === 202 || (status === 200 && request.method !== 'POST')) {
     if (status === 200 && request.method === 'GET') {
       if (!String(response.headers['content-type']).startsWith('text/event-stream')) throw fail('a GET 200 is not SSE');
