@@ -28,6 +28,7 @@ import {
 import type { Express } from 'express';
 import { Registry } from 'prom-client';
 import { buildApp } from './http/app.js';
+import { answerClientError } from './http/client-error.js';
 import type { Readiness } from './http/drain.js';
 import { LazyLogger } from './lazy-logger.js';
 import { RateLimits } from './limits/rate-limits.js';
@@ -169,6 +170,7 @@ export function createGateway(input: GatewayOptions): Gateway {
     new Promise((resolve, reject) => {
       if (server !== undefined) return reject(new Error('The gateway is listening already'));
       const http = createServer(app);
+      http.on('clientError', answerClientError);
       server = http;
       http.once('error', reject);
       http.listen(port, host, () => {

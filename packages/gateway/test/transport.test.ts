@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { Keys } from '@taskgate/core';
 import { connectClient, postHeaders, raw, rawCall, rawInitialize, sleepMs, useRedis } from '@taskgate/test-harness';
 import { describe, expect, it } from 'vitest';
@@ -283,6 +284,35 @@ describe('Streamable HTTP transport', () => {
       });
     }
     expect(await conn.keys(`${keys.prefix}:*task*`)).toEqual([]);
+  });
+
+  it('answers what the HTTP parser refuses with a JSON-RPC error too: 431 for huge headers, 400 for broken HTTP', async () => {
+    const { url } = await start({ tools: false });
+    const { port } = new URL(url);
+    const exchange = (request: string): Promise<string> =>
+      new Promise((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () => socket.write(request));
+        let answer = '';
+        socket.on('data', (chunk: Buffer) => {
+          answer += chunk.toString();
+        });
+        socket.on('end', () => resolve(answer));
+        socket.on('error', reject);
+      });
+    const huge = await exchange(`POST /mcp HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(huge).toMatch(/^HTTP\/1\.1 431 /);
+    expect(JSON.parse(huge.slice(huge.indexOf('\r\n\r\n') + 4))).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32600, message: 'Request Header Fields Too Large: the request headers exceed the limit' },
+    });
+    const broken = await exchange('NOT HTTP AT ALL\r\n\r\n');
+    expect(broken).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(broken.slice(broken.indexOf('\r\n\r\n') + 4))).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32600, message: 'Bad Request: the request is not valid HTTP/1.1' },
+    });
+    // The server goes on serving.
+    expect((await raw(url.replace('/mcp', '/healthz'), { method: 'GET' })).status).toBe(200);
   });
 
   it('answers HEAD with 405 instead of running the GET handler (which would open the session stream)', async () => {
