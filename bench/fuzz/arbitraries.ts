@@ -19,8 +19,8 @@ export const anyString = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 30 }),
   fc.string({ unit: fc.oneof(loneSurrogate, fc.string({ minLength: 1, maxLength: 1 })), maxLength: 10 }),
   fc.constantFrom('', ' ', '\u0000', '\n\r', 'NaN', 'Infinity', '__proto__', 'constructor', '*', '{tg}:x', 'a:b:c'),
-  // Long ones now and then (ids, names, cursors, URIs of tens of kilobytes stay under the body limit).
-  fc.integer({ min: 257, max: 20_000 }).map((length) => 'x'.repeat(length)),
+  // Long ones now and then (a few of them in one message stay under the 64 KiB body limit).
+  fc.integer({ min: 257, max: 8_000 }).map((length) => 'x'.repeat(length)),
 );
 const safeId = fc.oneof(anyString, fc.integer(), fc.maxSafeInteger(), fc.constant(Number.MIN_SAFE_INTEGER));
 /** Raw number literals JSON allows but numbers cannot hold (or hold only approximately). */
@@ -281,6 +281,11 @@ export const specArbitrary: fc.Arbitrary<Spec> = fc.oneof(
   fc.record({ kind: fc.constant('unparsable' as const), body: unparsableBody }),
   fc.record({ kind: fc.constant('notMessage' as const), body: notMessageBody }),
   fc.record({ kind: fc.constant('tooLarge' as const), extra: fc.integer({ min: 1, max: 100_000 }) }),
+  fc.record({
+    kind: fc.constant('hugeHeader' as const),
+    method: anyMethod,
+    size: fc.integer({ min: 17_000, max: 40_000 }),
+  }),
   fc.record({
     kind: fc.constant('session' as const),
     method: mcpMethod,

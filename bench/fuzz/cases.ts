@@ -29,7 +29,7 @@ export interface FuzzCase {
 
 const { ParseError, InvalidRequest, MethodNotFound, InvalidParams, SessionNotFound } = ErrorCode;
 /** Every status the gateway may answer with outside draining (never a 5xx). */
-export const STATUSES = [200, 202, 400, 401, 403, 404, 405, 406, 409, 410, 413, 415] as const;
+export const STATUSES = [200, 202, 400, 401, 403, 404, 405, 406, 408, 409, 410, 413, 415, 431] as const;
 const PING = JSON.stringify({ jsonrpc: '2.0', id: 'fuzz', method: 'ping' });
 /** What Node does to a header value on the wire: leading and trailing blanks go. */
 const onWire = (value: string): string => value.replace(/^[ \t]+|[ \t]+$/g, '');
@@ -141,6 +141,15 @@ export async function materialize(spec: Spec, world: World): Promise<FuzzCase> {
       return {
         request: { method: 'POST', headers: post, body: PING + ' '.repeat(FUZZ_BODY_LIMIT + spec.extra) },
         expect: refusal(413, InvalidRequest),
+      };
+    case 'hugeHeader':
+      // Refused by Node's HTTP parser (16 KiB of headers at most), answered by the gateway's clientError handler.
+      return {
+        request: {
+          method: spec.method,
+          headers: { ...headersFor(world, spec.method, own), 'X-Padding': 'p'.repeat(spec.size) },
+        },
+        expect: refusal(431, InvalidRequest),
       };
     case 'session': {
       const session = spec.session;

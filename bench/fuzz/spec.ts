@@ -31,6 +31,7 @@ export type Spec =
   | { readonly kind: 'unparsable'; readonly body: Body }
   | { readonly kind: 'notMessage'; readonly body: string }
   | { readonly kind: 'tooLarge'; readonly extra: number }
+  | { readonly kind: 'hugeHeader'; readonly method: HttpMethod; readonly size: number }
   | {
       readonly kind: 'session';
       readonly method: 'GET' | 'POST' | 'DELETE';

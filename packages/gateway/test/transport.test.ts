@@ -286,7 +286,7 @@ describe('Streamable HTTP transport', () => {
     expect(await conn.keys(`${keys.prefix}:*task*`)).toEqual([]);
   });
 
-  it('answers what the HTTP parser refuses with a JSON-RPC error too: 431 for huge headers, 400 for broken HTTP', async () => {
+  it('answers what the HTTP parser refuses with a JSON-RPC error too (none for a HEAD): 431 for huge headers, 400 for broken HTTP', async () => {
     const { url } = await start({ tools: false });
     const { port } = new URL(url);
     const exchange = (request: string): Promise<string> =>
@@ -305,6 +305,9 @@ describe('Streamable HTTP transport', () => {
       jsonrpc: '2.0',
       error: { code: -32600, message: 'Request Header Fields Too Large: the request headers exceed the limit' },
     });
+    // A HEAD gets the status and headers only.
+    const head = await exchange(`HEAD /mcp HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(head).toMatch(/^HTTP\/1\.1 431 [^]*\r\n\r\n$/);
     const broken = await exchange('NOT HTTP AT ALL\r\n\r\n');
     expect(broken).toMatch(/^HTTP\/1\.1 400 /);
     expect(JSON.parse(broken.slice(broken.indexOf('\r\n\r\n') + 4))).toEqual({
