@@ -28,6 +28,7 @@ import {
 import type { Express } from 'express';
 import { Registry } from 'prom-client';
 import { buildApp } from './http/app.js';
+import { answerClientError } from './http/client-error.js';
 import type { Readiness } from './http/drain.js';
 import { LazyLogger } from './lazy-logger.js';
 import { RateLimits } from './limits/rate-limits.js';
@@ -181,6 +182,7 @@ export function createGateway(input: GatewayOptions): Gateway {
       const http = createServer({ connectionsCheckingInterval: checkMs }, app);
       http.headersTimeout = options.headersTimeoutMs;
       http.requestTimeout = Math.max(http.requestTimeout, options.headersTimeoutMs);
+      http.on('clientError', answerClientError);
       server = http;
       http.once('error', reject);
       http.listen(port, host, () => {

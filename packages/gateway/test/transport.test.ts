@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { Keys } from '@taskgate/core';
 import { connectClient, postHeaders, raw, rawCall, rawInitialize, sleepMs, useRedis } from '@taskgate/test-harness';
 import { describe, expect, it } from 'vitest';
@@ -264,6 +265,75 @@ describe('Streamable HTTP transport', () => {
       status: 'ok',
     });
     expect((await raw(`${base.origin}/readyz`, { method: 'GET' })).status).toBe(200);
+  });
+
+  it('refuses deeply nested messages with 400 and -32600 (a response to no request used to fail with 500)', async () => {
+    const { url, redis: conn, keys } = await start({ tools: false });
+    const sessionId = await rawInitialize(url);
+    const deep = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`;
+    // The message is level 1: the path shown is the first 80 characters of the one to level 65.
+    const shown = (path: string): string => `${path.padEnd(path.length + 200, '.a').slice(0, 80)}…`;
+    const bodies: Array<[string, string]> = [
+      [`{"jsonrpc":"2.0","id":"r-1","result":{"x":${deep}}}`, shown('result.x')],
+      [
+        `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":0,"x":${deep}},"task":{}}}`,
+        shown('params.arguments.x'),
+      ],
+    ];
+    for (const [body, at] of bodies) {
+      const response = await raw(url, { headers: postHeaders(sessionId), body });
+      expect(response.status).toBe(400);
+      expect(response.json()).toEqual({
+        jsonrpc: '2.0',
+        error: { code: -32600, message: `Invalid Request: the body nests deeper than 64 levels (at ${at})` },
+      });
+    }
+    expect(await conn.keys(`${keys.prefix}:*task*`)).toEqual([]);
+  });
+
+  it('answers what the HTTP parser refuses with a JSON-RPC error too (none for a HEAD): 431 for huge headers, 400 for broken HTTP', async () => {
+    const { url } = await start({ tools: false });
+    const { port } = new URL(url);
+    const exchange = (request: string): Promise<string> =>
+      new Promise((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () => socket.write(request));
+        let answer = '';
+        socket.on('data', (chunk: Buffer) => {
+          answer += chunk.toString();
+        });
+        socket.on('end', () => resolve(answer));
+        socket.on('error', reject);
+      });
+    const huge = await exchange(`POST /mcp HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(huge).toMatch(/^HTTP\/1\.1 431 /);
+    expect(JSON.parse(huge.slice(huge.indexOf('\r\n\r\n') + 4))).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32600, message: 'Request Header Fields Too Large: the request headers exceed the limit' },
+    });
+    // A HEAD gets the status and headers only.
+    const head = await exchange(`HEAD /mcp HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(head).toMatch(/^HTTP\/1\.1 431 /);
+    expect(head.endsWith('\r\n\r\n')).toBe(true);
+    const broken = await exchange('NOT HTTP AT ALL\r\n\r\n');
+    expect(broken).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(broken.slice(broken.indexOf('\r\n\r\n') + 4))).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32600, message: 'Bad Request: the request is not valid HTTP/1.1' },
+    });
+    // The server goes on serving.
+    expect((await raw(url.replace('/mcp', '/healthz'), { method: 'GET' })).status).toBe(200);
+  });
+
+  it('answers HEAD with 405 instead of running the GET handler (which would open the session stream)', async () => {
+    const { url, redis: conn, keys } = await start({ tools: false });
+    const sessionId = await rawInitialize(url);
+    const head = await raw(url, {
+      method: 'HEAD',
+      headers: { ...postHeaders(sessionId), Accept: 'text/event-stream' },
+    });
+    expect(head.status).toBe(405);
+    expect(head.headers.allow).toBe('GET, POST, DELETE');
+    expect(await conn.exists(keys.sessionStream(sessionId))).toBe(0);
   });
 
   it('allows one GET stream per session (409 for a second), and ends it when the session ends', async () => {

@@ -52,8 +52,9 @@ const DESCRIBED: { readonly [Name in ErrorCodeName]: Described } = {
       'the request is refused before any method runs: not a JSON-RPC message, a body nested deeper than 64 ' +
       'levels, a missing or wrong header, no or a bad token (401/403 with `WWW-Authenticate`), a token in the ' +
       'URL (400 `invalid_request`), a forbidden Host or Origin, a body too large, a second GET stream of a ' +
-      'session, or events to resume from that expired',
-    http: [400, 401, 403, 405, 406, 409, 410, 413, 415],
+      'session, events to resume from that expired, or HTTP the server cannot read (408 too slow, 431 headers ' +
+      'too large)',
+    http: [400, 401, 403, 405, 406, 408, 409, 410, 413, 415, 431],
   },
   MethodNotFound: {
     origin: 'JSON-RPC',

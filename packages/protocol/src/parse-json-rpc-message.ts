@@ -39,7 +39,8 @@ function explain(value: unknown): string {
 
 /**
  * Validates one decoded JSON value as a JSON-RPC message. Throws a -32600 `ProtocolError` saying what is
- * wrong; batches (arrays) are refused because MCP 2025-11-25 does not support them.
+ * wrong; batches (arrays) are refused because MCP 2025-11-25 does not support them. (The gateway refuses a body
+ * nesting too deep before it gets here.)
  */
 export function parseJsonRpcMessage(value: unknown): JsonRpcMessage {
   if (Array.isArray(value)) {

@@ -116,4 +116,5 @@ describe('parseJsonRpcMessage', () => {
   it('rejects a result response without id', () => {
     expect(rejection({ jsonrpc: '2.0', result: {} }).message).toMatch(/invalid response: id: /);
   });
+
 });

@@ -47,6 +47,11 @@ export interface Haproxy extends AsyncDisposable {
   states(): Promise<HaproxyServerState[]>;
   /** Each server's state and the sessions (connections) HAProxy has sent it so far, by index. */
   servers(): Promise<Array<{ status: HaproxyServerState; sessions: number }>>;
+  /**
+   * Sets a server's administrative state through the stats socket: `maint` takes it out of the rotation
+   * (HAProxy then reports `MAINT`), `ready` puts it back (it is `UP` again after its next good check).
+   */
+  setServerState(index: number, state: 'ready' | 'maint' | 'drain'): Promise<void>;
   /** Resolves once every server is in the given states (e.g. `['UP', 'DOWN']`); fails after `timeoutMs`. */
   waitForStates(expected: readonly HaproxyServerState[], timeoutMs?: number): Promise<void>;
   /** Stops HAProxy by its pid (SIGTERM, SIGKILL after 5 s) and removes its directory. */
@@ -194,6 +199,10 @@ export async function startHaproxy(options: StartHaproxyOptions): Promise<Haprox
     output: () => output,
     states,
     servers,
+    async setServerState(index, state) {
+      const answer = (await askSocket(socket, `set server pods/s${index} state ${state}`)).trim();
+      if (answer !== '') throw new Error(`haproxy refused to set s${index} ${state}: ${answer}`);
+    },
     async waitForStates(expected, timeoutMs = 10_000) {
       const until = Date.now() + timeoutMs;
       let last: HaproxyServerState[] = [];

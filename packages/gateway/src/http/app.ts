@@ -123,14 +123,17 @@ export function buildApp(services: GatewayServices, readiness: Readiness): Expre
     if (options.path !== '/') app.get(`${PROTECTED_RESOURCE_WELL_KNOWN}${options.path}`, metadata);
   }
 
+  const methodNotAllowed = (_req: Request, res: Response): void => {
+    res.set('Allow', 'GET, POST, DELETE');
+    sendHttpError(res, new HttpError(405, ErrorCode.InvalidRequest, 'Method Not Allowed: use POST, GET or DELETE'));
+  };
   app.use(options.path, drainGuard(readiness, options.drainRetryAfterMs), hostOriginGuard(options));
+  // Express would answer HEAD with the GET handler: a HEAD would open (and hold the lease of) a session stream.
+  app.head(options.path, methodNotAllowed);
   app.post(options.path, mcp(post));
   app.get(options.path, mcp(get));
   app.delete(options.path, mcp(remove));
-  app.all(options.path, (_req, res) => {
-    res.set('Allow', 'GET, POST, DELETE');
-    sendHttpError(res, new HttpError(405, ErrorCode.InvalidRequest, 'Method Not Allowed: use POST, GET or DELETE'));
-  });
+  app.all(options.path, methodNotAllowed);
   // Last resort: nothing thrown anywhere may take the process down or leave a request hanging.
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
     services.logger.error({ err: errorMessage(error) }, 'unhandled error');
