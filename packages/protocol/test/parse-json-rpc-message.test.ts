@@ -116,5 +116,4 @@ describe('parseJsonRpcMessage', () => {
   it('rejects a result response without id', () => {
     expect(rejection({ jsonrpc: '2.0', result: {} }).message).toMatch(/invalid response: id: /);
   });
-
 });
