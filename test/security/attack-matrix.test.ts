@@ -190,7 +190,10 @@ describe('attack matrix', () => {
     expect(elapsed).toBeGreaterThanOrEqual(LIMITS.headersTimeoutMs - 100);
     // Node checks connections every quarter of the timeout here; a loaded machine adds its delay.
     expect(elapsed).toBeLessThan(LIMITS.headersTimeoutMs + 4000);
-    expect(received).toBe('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
+    const error = { code: -32600, message: 'Request Timeout: the request did not arrive in time' };
+    const [head, body] = received.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n.*Connection: close$/s);
+    expect(JSON.parse(body as string)).toEqual({ jsonrpc: '2.0', error });
   });
 
   it('too many sessions of one principal: initialize answers -32011 until one ends', async () => {
