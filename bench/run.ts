@@ -171,6 +171,8 @@ async function main(): Promise<number> {
     say(asked ? USAGE : `bench: ${(error as Error).message}\n\n${USAGE}`);
     return asked ? 0 : 2;
   }
+  // --profile: this run's profiles only.
+  if (config.profileDir !== undefined) rmSync(config.profileDir, { recursive: true, force: true });
   const logDir = mkdtempSync(join(tmpdir(), 'taskgate-bench-'));
   const processes = new ProcessSet(logDir);
   const interrupted = (signal: NodeJS.Signals): void => {

@@ -58,13 +58,17 @@ export function topSelfTime(file: string, root: string, top = 10): SelfTime[] {
     .map(([fn, micros]) => ({ fn, ms: micros / 1000, share: total === 0 ? 0 : micros / total }));
 }
 
-/** The profiles under `dir`, one folder per process (`<dir>/<process name>/*.cpuprofile`). */
+/**
+ * The main-thread profiles under `dir`, one folder per process (`<dir>/<process name>/*.cpuprofile`): Node
+ * names them `CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile`, thread 0 the main one (the others are
+ * tsx's module-loader thread, busy only at start).
+ */
 export function profilesIn(dir: string): { process: string; file: string }[] {
   const found: { process: string; file: string }[] = [];
   for (const name of readdirSync(dir).sort()) {
     let files: string[];
     try {
-      files = readdirSync(join(dir, name)).filter((file) => file.endsWith('.cpuprofile'));
+      files = readdirSync(join(dir, name)).filter((file) => /\.\d+\.0\.\d+\.cpuprofile$/.test(file));
     } catch {
       continue;
     }
