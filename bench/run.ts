@@ -182,7 +182,7 @@ async function main(): Promise<number> {
   process.once('SIGINT', interrupted);
   process.once('SIGTERM', interrupted);
   // A hung connection must not hang CI: past the deadline, stop everything and fail.
-  const deadlineS = config.quick ? 360 : 1800;
+  const deadlineS = config.quick ? 360 : 2700;
   setTimeout(() => {
     say(`bench: still running after ${deadlineS} s: giving up (logs in ${logDir})`);
     void processes.stopAll().finally(() => process.exit(1));
