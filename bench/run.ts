@@ -14,11 +14,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BenchConfig, parseConfig, USAGE } from './lib/config.js';
 import { ProcessSet } from './lib/processes.js';
+import { profilesIn, renderTop, topSelfTime } from './lib/profile.js';
 import { info } from './lib/redis-stats.js';
 import { type BenchResults, buildRows, renderTable, sanityProblems } from './lib/report.js';
 import { buildShardRows, renderShardTable, type ShardRow } from './lib/report-shards.js';
 import { startAnchor } from './systems/anchor.js';
 import { startBullmq } from './systems/bullmq.js';
+import { fastmcpVersions, startFastmcp } from './systems/fastmcp.js';
 import type { Subject } from './systems/mcp-subject.js';
 import { startTaskgate } from './systems/taskgate.js';
 import { type ShardedTaskgate, startTaskgateCluster, startTaskgateSingle } from './systems/taskgate-cluster.js';
@@ -81,35 +83,47 @@ async function runAll(config: BenchConfig, processes: ProcessSet): Promise<{ res
   if ([...config.only].every((id) => id === 'f')) return { results, redis };
   const needsFloor = config.only.has('a') || config.only.has('b') || config.only.has('e');
   const needsAnchor = config.only.has('a') || config.only.has('b');
+  const needsFastmcp = needsFloor && config.fastmcp;
   say(
-    `starting: taskgate (${config.gateways} gateway, ${config.workers} worker process(es))${needsFloor ? ', raw BullMQ' : ''}${needsAnchor ? ', anchor' : ''}`,
+    `starting: taskgate (${config.gateways} gateway, ${config.workers} worker process(es))${needsFloor ? ', raw BullMQ' : ''}${needsAnchor ? ', anchor' : ''}${needsFastmcp ? ', FastMCP+Docket' : ''}`,
   );
-  const [taskgate, bullmq, anchor] = await Promise.all([
+  const [taskgate, bullmq, anchor, fastmcp] = await Promise.all([
     startTaskgate(config, processes, root),
     needsFloor ? startBullmq(config, processes, root) : Promise.resolve(undefined),
     needsAnchor ? startAnchor(processes, root) : Promise.resolve(undefined),
+    needsFastmcp ? startFastmcp(config, processes, root) : Promise.resolve(undefined),
   ]);
   redis = (await info(taskgate.redis, 'server')).redis_version ?? redis;
+  // The official SDK client (BullMQ: its own producer), then the lean load generator.
   const subjects: Subject[] = [taskgate.subject];
   if (bullmq !== undefined) subjects.push(bullmq.subject);
   if (anchor !== undefined) subjects.push(anchor.subject);
+  const leanSubjects: Subject[] = [taskgate.lean];
+  if (anchor !== undefined) leanSubjects.push(anchor.lean);
+  if (fastmcp !== undefined) leanSubjects.push(fastmcp.lean);
 
   if (config.only.has('a')) {
-    say('a. create → result latency, 1 in flight');
-    const { latency, floor } = await runLatency(subjects, config);
-    results.a = latency;
-    results.aFloor = floor;
+    say('a. create → result latency, 1 in flight (SDK client)');
+    ({ latency: results.a, floor: results.aFloor } = await runLatency(subjects, config));
+    say('a. create → result latency, 1 in flight (lean client; FastMCP: polls tasks/get at its pollInterval)');
+    ({ latency: results.aLean, floor: results.aLeanFloor } = await runLatency(leanSubjects, config));
   }
   if (config.only.has('b')) {
-    say('b. throughput and latency, many in flight');
+    say('b. throughput and latency, many in flight (SDK client)');
     results.b = await runThroughput(subjects, config);
+    say('b. throughput and latency, many in flight (lean client)');
+    results.bLean = await runThroughput(leanSubjects, config);
   }
   await anchor?.process.stop();
   if (config.only.has('e') && bullmq !== undefined) {
     say(`e. Redis cost per task (${config.costTasks} tasks at 50 in flight)`);
-    const tg = await runRedisCost(taskgate.subject, taskgate.redis, config.costTasks);
+    const tg = await runRedisCost(taskgate.lean, taskgate.redis, config.costTasks);
     const bq = await runRedisCost(bullmq.subject, bullmq.redis, config.costTasks);
     results.e = { taskgate: tg, bullmq: bq };
+    if (fastmcp !== undefined) {
+      say(`  FastMCP+Docket: ${config.fastmcpCostTasks} tasks (each waits its 5 s pollInterval)`);
+      results.e.fastmcp = await runRedisCost(fastmcp.lean, fastmcp.redis, config.fastmcpCostTasks);
+    }
     for (const [name, cost] of Object.entries(results.e)) {
       say(
         `  ${name}: ${cost.commandsPerTask.toFixed(1)} commands/task (${cost.topLevelPerTask.toFixed(1)} sent, ${cost.luaPerTask.toFixed(1)} in Lua)`,
@@ -119,6 +133,7 @@ async function runAll(config: BenchConfig, processes: ProcessSet): Promise<{ res
     }
   }
   await bullmq?.worker.stop();
+  await Promise.all([fastmcp?.server.stop(), fastmcp?.worker.stop()]);
   await taskgate.subject.close();
   if (config.only.has('c')) {
     say(`c. ${config.waiters} blocked tasks/result waiters on one gateway`);
@@ -132,6 +147,10 @@ async function runAll(config: BenchConfig, processes: ProcessSet): Promise<{ res
   if (config.only.has('d')) {
     say(`d. tasks/list pages with ${config.listSizes.join(', ')} tasks for one owner`);
     results.d = await runListPages(taskgate, config.listSizes, config.listSamples);
+  }
+  // A process writes its CPU profile when it exits.
+  if (config.profileDir !== undefined) {
+    await Promise.all([...taskgate.gateways, ...taskgate.workers].map((proc) => proc.stop(15_000)));
   }
   return { results, redis };
 }
@@ -152,6 +171,8 @@ async function main(): Promise<number> {
     say(asked ? USAGE : `bench: ${(error as Error).message}\n\n${USAGE}`);
     return asked ? 0 : 2;
   }
+  // --profile: this run's profiles only.
+  if (config.profileDir !== undefined) rmSync(config.profileDir, { recursive: true, force: true });
   const logDir = mkdtempSync(join(tmpdir(), 'taskgate-bench-'));
   const processes = new ProcessSet(logDir);
   const interrupted = (signal: NodeJS.Signals): void => {
@@ -161,7 +182,7 @@ async function main(): Promise<number> {
   process.once('SIGINT', interrupted);
   process.once('SIGTERM', interrupted);
   // A hung connection must not hang CI: past the deadline, stop everything and fail.
-  const deadlineS = config.quick ? 360 : 1800;
+  const deadlineS = config.quick ? 360 : 2700;
   setTimeout(() => {
     say(`bench: still running after ${deadlineS} s: giving up (logs in ${logDir})`);
     void processes.stopAll().finally(() => process.exit(1));
@@ -188,12 +209,22 @@ async function main(): Promise<number> {
       redis,
       bullmq: versionOf('bullmq'),
       sdk: versionOf('@modelcontextprotocol/sdk'),
+      ...(config.fastmcp && { fastmcp: fastmcpVersions(root) }),
     };
     const command = `bash scripts/bench ${process.argv.slice(2).join(' ')}`.trim();
     process.stdout.write(`\n${tables.join('\n\n')}\n\n`);
     process.stdout.write(
-      `machine: ${machine.cores} cores (${machine.cpu}), ${machine.ramGb} GB RAM, Node ${machine.node}, Redis ${machine.redis}, BullMQ ${machine.bullmq}, MCP SDK ${machine.sdk}; load average ${machine.load}\n`,
+      `machine: ${machine.cores} cores (${machine.cpu}), ${machine.ramGb} GB RAM, Node ${machine.node}, Redis ${machine.redis}, BullMQ ${machine.bullmq}, MCP SDK ${machine.sdk}${machine.fastmcp === undefined ? '' : `, ${machine.fastmcp}`}; load average ${machine.load}\n`,
     );
+    const profiles =
+      config.profileDir === undefined
+        ? []
+        : profilesIn(config.profileDir).map(({ process: name, file }) => ({
+            process: name,
+            file,
+            top: topSelfTime(file, root),
+          }));
+    for (const { process: name, top } of profiles) process.stdout.write(`${renderTop(name, top)}\n\n`);
     const verdicts = [...rows, ...shardRows].filter((row) => row.verdict !== undefined);
     for (const row of verdicts) process.stdout.write(`${row.verdict}  ${row.metric}: ${row.target}\n`);
     const problems = sanityProblems(results, config.only);
@@ -206,6 +237,7 @@ async function main(): Promise<number> {
       results,
       rows,
       ...(shardRows.length > 0 && { shardRows }),
+      ...(profiles.length > 0 && { profiles }),
       problems,
     };
     mkdirSync(config.outDir, { recursive: true });

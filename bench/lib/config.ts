@@ -42,13 +42,19 @@ export interface BenchConfig {
   /** Workload f: owners, tasks and in flight, the same on the single node and on the cluster. */
   readonly shards: ShardsLoad;
   readonly only: ReadonlySet<WorkloadId>;
+  /** Run FastMCP+Docket beside the others in a, b and e (default: the full run, not --quick). */
+  readonly fastmcp: boolean;
+  /** Tasks of e for FastMCP+Docket: each takes at least its 5 s pollInterval. */
+  readonly fastmcpCostTasks: number;
+  /** Write a CPU profile per gateway and worker process into this folder and print their top functions. */
+  readonly profileDir?: string;
   /** Where the JSON result goes. */
   readonly outDir: string;
 }
 
 export const USAGE = `usage: bash scripts/bench [--quick] [--gateways N] [--workers N] [--concurrency N]
                          [--waiters N] [--list-sizes 1000,100000,1000000] [--only a,b,c,d,e,f] [--cluster]
-                         [--out DIR]
+                         [--fastmcp | --no-fastmcp] [--profile] [--out DIR]
 
   --quick        small counts (CI): checks only that every figure is produced and sane
   --gateways N   taskgate gateway processes (default 1; more go behind a round-robin proxy)
@@ -57,7 +63,11 @@ export const USAGE = `usage: bash scripts/bench [--quick] [--gateways N] [--work
   --only         run only these workloads (a latency, b throughput, c waiters, d tasks/list, e Redis cost,
                  f single node beside a 3-master Redis Cluster); default a–e
   --cluster      workload f alone (with --only: f as well): tasks/s, Redis commands per task per shard and
-                 keys per shard, one redis-server beside a Redis Cluster of 3 masters + 3 replicas`;
+                 keys per shard, one redis-server beside a Redis Cluster of 3 masters + 3 replicas
+  --fastmcp      run FastMCP+Docket (the distributed peer) in a, b and e; on by default, off with --quick
+  --no-fastmcp   leave FastMCP+Docket out
+  --profile      CPU profile of every gateway and worker process (node --cpu-prof) into the results
+                 folder; prints the top 10 functions by self time of each`;
 
 const positiveInt = (name: string, raw: string | undefined, fallback: number): number => {
   if (raw === undefined) return fallback;
@@ -80,11 +90,15 @@ export function parseConfig(argv: readonly string[], rootDir: string): BenchConf
       only: { type: 'string' },
       cluster: { type: 'boolean', default: false },
       out: { type: 'string' },
+      fastmcp: { type: 'boolean' },
+      'no-fastmcp': { type: 'boolean', default: false },
+      profile: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
     strict: true,
   });
   if (values.help) throw new Error(USAGE);
+  const outDir = values.out ?? `${rootDir}bench/results`;
   const quick = values.quick === true;
   const named = values.only ?? (values.cluster === true ? 'f' : DEFAULT_WORKLOADS.join(','));
   const only = new Set(named.split(',').map((id) => id.trim()));
@@ -119,6 +133,9 @@ export function parseConfig(argv: readonly string[], rootDir: string): BenchConf
       ? { owners: 150, tasks: 600, inFlight: 50, maxMs: 8000 }
       : { owners: 300, tasks: 1500, inFlight: 50, maxMs: 15_000 },
     only: only as ReadonlySet<WorkloadId>,
-    outDir: values.out ?? `${rootDir}bench/results`,
+    fastmcp: values['no-fastmcp'] !== true && (values.fastmcp ?? !quick),
+    fastmcpCostTasks: quick ? 100 : 250,
+    ...(values.profile === true && { profileDir: `${outDir}/profiles` }),
+    outDir,
   };
 }

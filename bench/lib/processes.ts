@@ -43,14 +43,26 @@ export class ProcessSet {
   /**
    * Spawns `node <source exec args> entry args…` running TypeScript from the workspace sources, stdout and
    * stderr appended to `<logDir>/<name>.log`. BENCH_NODE_FLAGS adds Node flags to every process the bench
-   * starts, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile them (not allowed in NODE_OPTIONS).
+   * starts, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile them (not allowed in NODE_OPTIONS);
+   * `nodeFlags` adds flags to this one.
    */
-  spawnNode(name: string, entry: string, args: readonly string[], env: Record<string, string>): BenchProcess {
+  spawnNode(
+    name: string,
+    entry: string,
+    args: readonly string[],
+    env: Record<string, string>,
+    nodeFlags: readonly string[] = [],
+  ): BenchProcess {
+    const { BENCH_NODE_FLAGS: extra = '' } = process.env;
+    const flags = [...extra.split(' ').filter((flag) => flag !== ''), ...nodeFlags];
+    return this.spawn(name, process.execPath, [...flags, ...SOURCE_EXEC_ARGV, entry, ...args], env);
+  }
+
+  /** Spawns `command args…` (no shell), stdout and stderr appended to `<logDir>/<name>.log`. */
+  spawn(name: string, command: string, args: readonly string[], env: Record<string, string>): BenchProcess {
     const logFile = join(this.logDir, `${name}.log`);
     const fd = openSync(logFile, 'a');
-    const { BENCH_NODE_FLAGS: extra = '' } = process.env;
-    const flags = extra.split(' ').filter((flag) => flag !== '');
-    const child = spawn(process.execPath, [...flags, ...SOURCE_EXEC_ARGV, entry, ...args], {
+    const child = spawn(command, [...args], {
       env: { ...process.env, ...env },
       stdio: ['ignore', fd, fd],
     });

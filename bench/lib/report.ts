@@ -6,12 +6,18 @@ import type { LoadResult } from './stats.js';
 
 /** Everything one run measured, by workload (absent when the workload did not run). */
 export interface BenchResults {
+  /** a with the official SDK client (taskgate, anchor) and BullMQ's own producer (bullmq). */
   a?: Record<string, LoadResult>;
+  /** a with the lean load generator (taskgate, anchor, fastmcp). */
+  aLean?: Record<string, LoadResult>;
   /** a's floor for the MCP servers: two `ping` requests through the same client, one in flight. */
   aFloor?: Record<string, LoadResult>;
+  aLeanFloor?: Record<string, LoadResult>;
   b?: Record<string, Record<string, LoadResult>>;
+  bLean?: Record<string, Record<string, LoadResult>>;
   c?: WaitersResult;
   d?: ListResult[];
+  /** Redis cost per task: taskgate and FastMCP+Docket driven by the lean client, BullMQ by its producer. */
   e?: Record<string, CostResult>;
   /** The same task load on one redis-server and on a 3-master Redis Cluster (its own table). */
   f?: { single: ShardsResult; cluster: ShardsResult };
@@ -19,12 +25,19 @@ export interface BenchResults {
 
 export type Verdict = 'PASS' | 'MISS';
 
+/** The systems of the table, one column each. */
+export const SYSTEMS = ['taskgate', 'bullmq', 'anchor', 'fastmcp'] as const;
+export type SystemName = (typeof SYSTEMS)[number];
+
 /** One line of the table. */
 export interface Row {
   readonly metric: string;
+  /** The client that measured it: `SDK`, `lean`, or blank (no MCP client, or several). */
+  readonly client?: string;
   readonly taskgate?: number;
   readonly bullmq?: number;
   readonly anchor?: number;
+  readonly fastmcp?: number;
   readonly target?: string;
   readonly verdict?: Verdict;
 }
@@ -32,91 +45,99 @@ export interface Row {
 const judge = (ok: boolean): Verdict => (ok ? 'PASS' : 'MISS');
 const sizeLabel = (n: number): string => (n >= 1e6 ? `${n / 1e6}M` : n >= 1000 ? `${n / 1000}k` : String(n));
 
-type Side = readonly [text: string, ok: (taskgate: number, other: number) => boolean];
+/** One part of a target: its text, the system compared with, and the test (taskgate's figure, the other's). */
+type Part = readonly [text: string, other: SystemName, ok: (taskgate: number, other: number) => boolean];
 
-/** A two-part target (against BullMQ and against the anchor): each part marked ✓/✗, PASS only when both hold. */
-function bothSides(
-  t: number | undefined,
-  b: number | undefined,
-  a: number | undefined,
-  floor: Side,
-  anchor: Side,
+/** A target of one or more parts, each marked ✓/✗; PASS only when all hold, no verdict when a figure is missing. */
+function judgeParts(
+  values: Partial<Record<SystemName, number>>,
+  parts: readonly Part[],
 ): Pick<Row, 'target' | 'verdict'> {
-  if (t === undefined || b === undefined || a === undefined) return { target: `${floor[0]}; ${anchor[0]}` };
-  const [okFloor, okAnchor] = [floor[1](t, b), anchor[1](t, a)];
-  const mark = (ok: boolean): string => (ok ? '✓' : '✗');
+  const t = values.taskgate;
+  if (t === undefined || parts.some(([, other]) => values[other] === undefined)) {
+    return { target: parts.map(([text]) => text).join('; ') };
+  }
+  const oks = parts.map(([, other, ok]) => ok(t, values[other] as number));
   return {
-    target: `${floor[0]} ${mark(okFloor)}; ${anchor[0]} ${mark(okAnchor)}`,
-    verdict: judge(okFloor && okAnchor),
+    target: parts.map(([text], i) => `${text} ${oks[i] ? '✓' : '✗'}`).join('; '),
+    verdict: judge(oks.every(Boolean)),
   };
 }
 
-function loadRows(label: string, by: Record<string, LoadResult>, targets: boolean): Row[] {
-  const [tg, bq, an] = [by.taskgate, by.bullmq, by.anchor];
-  const rows: Row[] = [];
-  const latency = (name: 'p50' | 'p99'): Row => {
-    const [t, b, a] = [tg?.[name], bq?.[name], an?.[name]];
-    const judged =
-      targets && label.startsWith('a')
-        ? bothSides(t, b, a, ['≤ 2× BullMQ', (x, y) => x <= 2 * y], ['≥ 50× faster than anchor', (x, z) => x * 50 <= z])
-        : {};
-    return {
-      metric: `${label} create→result ${name} (ms)`,
-      ...(t !== undefined && { taskgate: t }),
-      ...(b !== undefined && { bullmq: b }),
-      ...(a !== undefined && { anchor: a }),
-      ...judged,
-    };
+const pick = (
+  by: Partial<Record<SystemName, LoadResult | undefined>>,
+  get: (r: LoadResult) => number | undefined,
+): Partial<Record<SystemName, number>> => {
+  const values: Partial<Record<SystemName, number>> = {};
+  for (const name of SYSTEMS) {
+    const result = by[name];
+    const value = result === undefined ? undefined : get(result);
+    if (value !== undefined) values[name] = value;
+  }
+  return values;
+};
+
+/** Targets of the load rows, by workload and client (`a` / `b50`, `lean` / `SDK`) and figure. */
+type LoadTargets = Partial<Record<'throughput' | 'p50' | 'p99' | 'serverCpuMs', readonly Part[]>>;
+
+const LEAN_TARGETS: Record<string, LoadTargets> = {
+  a: {
+    p50: [['≤ 3× BullMQ', 'bullmq', (t, b) => t <= 3 * b]],
+    p99: [
+      ['≥ 20× better than anchor', 'anchor', (t, a) => t * 20 <= a],
+      ['≥ 20× better than FastMCP', 'fastmcp', (t, f) => t * 20 <= f],
+    ],
+  },
+  '50': {
+    throughput: [
+      ['≥ 2× anchor', 'anchor', (t, a) => t >= 2 * a],
+      ['≥ 10× FastMCP', 'fastmcp', (t, f) => t >= 10 * f],
+    ],
+    serverCpuMs: [['≤ 0.8× anchor', 'anchor', (t, a) => t <= 0.8 * a]],
+  },
+};
+
+/**
+ * The rows of one load level and client. `by` holds the systems that client drove; BullMQ (its own producer,
+ * no MCP client) is shown beside both clients' rows for comparison.
+ */
+function loadRows(
+  label: string,
+  client: 'SDK' | 'lean',
+  by: Partial<Record<SystemName, LoadResult | undefined>>,
+  targets: LoadTargets,
+  withThroughput: boolean,
+): Row[] {
+  const row = (metric: string, get: (r: LoadResult) => number | undefined, parts?: readonly Part[]): Row => {
+    const values = pick(by, get);
+    return { metric: `${label} ${metric}`, client, ...values, ...(parts !== undefined && judgeParts(values, parts)) };
   };
-  if (!label.startsWith('a')) {
-    const [t, b, a] = [tg?.throughput, bq?.throughput, an?.throughput];
-    const judged = targets
-      ? bothSides(t, b, a, ['≥ 70 % of BullMQ', (x, y) => x >= 0.7 * y], ['≥ 5× anchor', (x, z) => x >= 5 * z])
-      : {};
-    rows.push({
-      metric: `${label} throughput (tasks/s)`,
-      ...(t !== undefined && { taskgate: t }),
-      ...(b !== undefined && { bullmq: b }),
-      ...(a !== undefined && { anchor: a }),
-      ...judged,
-    });
-  }
-  rows.push(latency('p50'), latency('p99'));
-  if (targets) {
-    const cpu = (metric: string, pick: (r: LoadResult) => number | undefined): Row => {
-      const [t, b, a] = [tg && pick(tg), bq && pick(bq), an && pick(an)];
-      return {
-        metric: `${label} ${metric}`,
-        ...(t !== undefined && { taskgate: t }),
-        ...(b !== undefined && { bullmq: b }),
-        ...(a !== undefined && { anchor: a }),
-      };
-    };
-    rows.push(
-      cpu('CPU per task: servers, workers, Redis (ms)', (r) => r.serverCpuMs),
-      cpu('CPU per task: the client (ms)', (r) => r.clientCpuMs),
-    );
-  }
-  return rows;
+  return [
+    ...(withThroughput ? [row('throughput (tasks/s)', (r) => r.throughput, targets.throughput)] : []),
+    row('create→result p50 (ms)', (r) => r.p50, targets.p50),
+    row('create→result p99 (ms)', (r) => r.p99, targets.p99),
+    row('CPU per task: servers, workers, Redis (ms)', (r) => r.serverCpuMs, targets.serverCpuMs),
+    row('CPU per task: the client (ms)', (r) => r.clientCpuMs),
+  ];
 }
 
-function floorRow(floor: Record<string, LoadResult>): Row {
-  const [t, a] = [floor.taskgate?.p50, floor.anchor?.p50];
+function floorRow(client: 'SDK' | 'lean', floor: Record<string, LoadResult>): Row {
   return {
     metric: 'a. … floor: 2 × MCP ping through the same client, p50 (ms)',
-    ...(t !== undefined && { taskgate: t }),
-    ...(a !== undefined && { anchor: a }),
+    client,
+    ...pick(floor, (r) => r.p50),
     target: 'reference',
   };
 }
 
 function waiterRows(c: WaitersResult): Row[] {
+  const perHundred = c.idleCommandsPerSecond / (c.waiters / 100);
   return [
     {
       metric: `c. ${c.waiters} blocked tasks/result: gateway RSS growth (MB)`,
       taskgate: c.rssGrowthMb,
-      target: '≤ 100 MB',
-      verdict: judge(c.rssGrowthMb <= 100),
+      target: `≤ 1.1× the express floor (${(c.rssGrowthMb / c.floorRssGrowthMb).toFixed(2)}×)`,
+      verdict: judge(c.rssGrowthMb <= 1.1 * c.floorRssGrowthMb),
     },
     {
       metric: 'c. Redis connections of that gateway process',
@@ -131,8 +152,18 @@ function waiterRows(c: WaitersResult): Row[] {
     },
     { metric: 'c. Redis commands per waiter while opening', taskgate: c.commandsPerWaiter },
     { metric: `c. ${c.waiters} idle waiters: gateway CPU (% of a core)`, taskgate: c.idleCpuShare * 100 },
-    { metric: `c. ${c.waiters} idle waiters: Redis commands per second`, taskgate: c.idleCommandsPerSecond },
-    { metric: `c. all ${c.waiters} woken: last result after (ms)`, taskgate: c.wakeAllMs },
+    {
+      metric: `c. ${c.waiters} idle waiters: Redis commands per second`,
+      taskgate: c.idleCommandsPerSecond,
+      target: `≤ 1 per 100 waiters (${perHundred.toFixed(2)})`,
+      verdict: judge(perHundred <= 1),
+    },
+    {
+      metric: `c. all ${c.waiters} woken: last result after (ms)`,
+      taskgate: c.wakeAllMs,
+      target: '≤ 1000 ms',
+      verdict: judge(c.wakeAllMs <= 1000),
+    },
   ];
 }
 
@@ -145,41 +176,62 @@ function listRows(d: readonly ListResult[]): Row[] {
       const judged = list !== smallest && list.size >= 1e6;
       return {
         metric: `d. tasks/list ${page === 'firstPage' ? 'first' : 'deep (90 %)'} page p50, ${sizeLabel(list.size)} tasks (ms)`,
+        client: 'SDK',
         taskgate: list[page].p50,
-        ...(list !== smallest && { target: `≤ 2× ${sizeLabel(smallest?.size ?? 0)} (${ratio.toFixed(2)}×)` }),
-        ...(judged && { verdict: judge(ratio <= 2) }),
+        ...(list !== smallest && { target: `≤ 1.2× ${sizeLabel(smallest?.size ?? 0)} (${ratio.toFixed(2)}×)` }),
+        ...(judged && { verdict: judge(ratio <= 1.2) }),
       };
     }),
   );
 }
 
 function costRows(e: Record<string, CostResult>): Row[] {
-  const [tg, bq] = [e.taskgate, e.bullmq];
-  const row = (metric: string, pick: (cost: CostResult) => number, extra: Partial<Row> = {}): Row => ({
-    metric,
-    ...(tg !== undefined && { taskgate: pick(tg) }),
-    ...(bq !== undefined && { bullmq: pick(bq) }),
-    ...extra,
-  });
-  const commands =
-    tg !== undefined && bq !== undefined
-      ? { target: '≤ BullMQ + 15', verdict: judge(tg.commandsPerTask <= bq.commandsPerTask + 15) }
-      : {};
+  const row = (metric: string, get: (cost: CostResult) => number, parts?: readonly Part[]): Row => {
+    const values: Partial<Record<SystemName, number>> = {};
+    for (const name of SYSTEMS) {
+      const cost = e[name];
+      if (cost !== undefined) values[name] = get(cost);
+    }
+    return { metric, client: 'lean', ...values, ...(parts !== undefined && judgeParts(values, parts)) };
+  };
   return [
-    row('e. Redis commands per task (commandstats, Lua-run included)', (c) => c.commandsPerTask, commands),
+    row('e. Redis commands per task (commandstats, Lua-run included)', (c) => c.commandsPerTask, [
+      ['≤ BullMQ + 15', 'bullmq', (t, b) => t <= b + 15],
+    ]),
     row('e. … of which sent by clients (MONITOR)', (c) => c.topLevelPerTask),
-    row('e. Redis memory kept per task (bytes)', (c) => c.memoryBytesPerTask),
+    row('e. Redis memory kept per task (bytes)', (c) => c.memoryBytesPerTask, [
+      ['≤ 2× BullMQ', 'bullmq', (t, b) => t <= 2 * b],
+    ]),
     row('e. Redis network in + out per task (bytes)', (c) => c.netInBytesPerTask + c.netOutBytesPerTask),
   ];
 }
 
-/** The table's rows, with each target's verdict where the run measured both sides. */
+/** The table's rows, with each target's verdict where the run measured every side. */
 export function buildRows(results: BenchResults): Row[] {
   const rows: Row[] = [];
-  if (results.a !== undefined) rows.push(...loadRows('a. 1 in flight:', results.a, true));
-  if (results.aFloor !== undefined) rows.push(floorRow(results.aFloor));
+  const bullmqA = results.a?.bullmq;
+  if (results.a !== undefined) rows.push(...loadRows('a. 1 in flight:', 'SDK', results.a, {}, false));
+  if (results.aFloor !== undefined) rows.push(floorRow('SDK', results.aFloor));
+  if (results.aLean !== undefined) {
+    rows.push(
+      ...loadRows('a. 1 in flight:', 'lean', { ...results.aLean, bullmq: bullmqA }, LEAN_TARGETS.a ?? {}, false),
+    );
+  }
+  if (results.aLeanFloor !== undefined) rows.push(floorRow('lean', results.aLeanFloor));
   for (const [inFlight, by] of Object.entries(results.b ?? {})) {
-    rows.push(...loadRows(`b. ${inFlight} in flight:`, by, inFlight === '50'));
+    rows.push(...loadRows(`b. ${inFlight} in flight:`, 'SDK', by, {}, true));
+    const lean = results.bLean?.[inFlight];
+    if (lean !== undefined) {
+      rows.push(
+        ...loadRows(
+          `b. ${inFlight} in flight:`,
+          'lean',
+          { ...lean, bullmq: by.bullmq },
+          LEAN_TARGETS[inFlight] ?? {},
+          true,
+        ),
+      );
+    }
   }
   if (results.c !== undefined) rows.push(...waiterRows(results.c));
   if (results.d !== undefined) rows.push(...listRows(results.d));
@@ -202,21 +254,27 @@ function ratio(a: number | undefined, b: number | undefined): string {
 export function renderTable(rows: readonly Row[]): string {
   const header = [
     'metric',
+    'client',
     'taskgate',
     'raw BullMQ',
     'anchor (SDK)',
+    'FastMCP+Docket',
     'taskgate ÷ BullMQ',
     'taskgate ÷ anchor',
+    'taskgate ÷ FastMCP',
     'target',
     'verdict',
   ];
   const lines = rows.map((row) => [
     row.metric,
+    row.client ?? '',
     fmt(row.taskgate),
     fmt(row.bullmq),
     fmt(row.anchor),
+    fmt(row.fastmcp),
     ratio(row.taskgate, row.bullmq),
     ratio(row.taskgate, row.anchor),
+    ratio(row.taskgate, row.fastmcp),
     row.target ?? '',
     row.verdict ?? '',
   ]);

@@ -1,4 +1,5 @@
 import { freePort } from '@taskgate/core';
+import { LeanSubject } from '../lib/lean-client.js';
 import { type BenchProcess, type ProcessSet, waitForLog } from '../lib/processes.js';
 import { McpSubject } from './mcp-subject.js';
 
@@ -6,6 +7,7 @@ import { McpSubject } from './mcp-subject.js';
 export interface AnchorSystem {
   readonly process: BenchProcess;
   readonly subject: McpSubject;
+  readonly lean: LeanSubject;
 }
 
 /** Starts `bench/fixtures/anchor-server.ts` on a free port and waits until it serves. */
@@ -15,5 +17,7 @@ export async function startAnchor(processes: ProcessSet, root: string): Promise<
   await waitForLog(proc, /anchor listening on/);
   const subject = new McpSubject('anchor', `http://127.0.0.1:${port}/mcp`, [proc.pid]);
   processes.add('anchor clients', () => subject.close());
-  return { process: proc, subject };
+  const lean = new LeanSubject('anchor', `http://127.0.0.1:${port}/mcp`, [proc.pid]);
+  processes.add('anchor lean client', () => lean.destroy());
+  return { process: proc, subject, lean };
 }

@@ -11,6 +11,8 @@ export interface Subject {
   run(lane: number): Promise<void>;
   /** The floor of `run` for MCP servers: two requests that do nothing (`ping`) through the same client. */
   floor?(lane: number): Promise<void>;
+  /** The most requests in flight it is driven with (b skips higher levels); unbounded when absent. */
+  readonly maxInFlight?: number | undefined;
   /** Processes that serve it (servers, workers, Redis), for CPU accounting. */
   readonly pids: readonly number[];
   close(): Promise<void>;

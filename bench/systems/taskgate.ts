@@ -3,6 +3,7 @@ import { freePort, Keys, type RedisServer, startRedisServer } from '@taskgate/co
 import { startRoundRobinProxy } from '@taskgate/test-harness';
 import { Redis } from 'ioredis';
 import type { BenchConfig } from '../lib/config.js';
+import { LeanSubject } from '../lib/lean-client.js';
 import { answers200, type BenchProcess, type ProcessSet, waitForLog, waitUntil } from '../lib/processes.js';
 import { McpSubject } from './mcp-subject.js';
 
@@ -19,7 +20,10 @@ export interface TaskgateSystem {
   readonly workers: readonly BenchProcess[];
   /** Where clients go: the one gateway, or the round-robin proxy in front of several. */
   readonly url: string;
+  /** Driven by the official SDK client. */
   readonly subject: McpSubject;
+  /** Driven by the lean load generator. */
+  readonly lean: LeanSubject;
 }
 
 /** taskgate's gateway and worker processes on some Redis, and where clients reach them. */
@@ -30,6 +34,7 @@ export interface TaskgateProcesses {
   readonly workers: readonly BenchProcess[];
   readonly url: string;
   readonly subject: McpSubject;
+  readonly lean: LeanSubject;
 }
 
 /**
@@ -55,14 +60,26 @@ export async function startTaskgateProcesses(
     BENCH_CONCURRENCY: String(config.concurrency),
   };
   const ports = await Promise.all(Array.from({ length: config.gateways }, () => freePort()));
+  // --profile: a CPU profile per process, written when it exits (a folder per process).
+  const profile = (proc: string): string[] =>
+    config.profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${config.profileDir}/${proc}`];
   const gateways = ports.map((port, i) =>
-    processes.spawnNode(`${name}-gateway-${i}`, `${root}bench/fixtures/gateway-main.ts`, [], {
-      ...env,
-      PORT: String(port),
-    }),
+    processes.spawnNode(
+      `${name}-gateway-${i}`,
+      `${root}bench/fixtures/gateway-main.ts`,
+      [],
+      { ...env, PORT: String(port) },
+      profile(`${name}-gateway-${i}`),
+    ),
   );
   const workers = Array.from({ length: config.workers }, (_, i) =>
-    processes.spawnNode(`${name}-worker-${i}`, `${root}bench/fixtures/worker-main.ts`, [], env),
+    processes.spawnNode(
+      `${name}-worker-${i}`,
+      `${root}bench/fixtures/worker-main.ts`,
+      [],
+      env,
+      profile(`${name}-worker-${i}`),
+    ),
   );
   await Promise.all([
     ...gateways.map((proc, i) =>
@@ -83,7 +100,9 @@ export async function startTaskgateProcesses(
   const pids = [...gateways, ...workers].map((proc) => proc.pid);
   const subject = new McpSubject(name, url, [...pids, ...redisPids]);
   processes.add(`${name} clients`, () => subject.close());
-  return { cursorSecret, gateways, gatewayUrls, workers, url, subject };
+  const lean = new LeanSubject(name, url, [...pids, ...redisPids]);
+  processes.add(`${name} lean client`, () => lean.destroy());
+  return { cursorSecret, gateways, gatewayUrls, workers, url, subject, lean };
 }
 
 /**

@@ -62,6 +62,7 @@ export async function runThroughput(
   for (const level of config.loads) {
     const byName: BySubject = {};
     for (const subject of subjects) {
+      if (level.inFlight > (subject.maxInFlight ?? Number.POSITIVE_INFINITY)) continue;
       byName[subject.name] = await measure(subject, level, config);
       process.stderr.write(`${line(subject, byName[subject.name] as LoadResult)}\n`);
     }

@@ -38,3 +38,16 @@ crd_modules_json() {
     (cd "${TMPDIR:-/tmp}" && GOFLAGS=-mod=mod go mod download -json "$module")
   done
 }
+
+# FastMCP with Docket (PyPI, pinned; pydocket comes at the version fastmcp pins) in a private virtual
+# environment: the bench's distributed peer. Prints nothing on success; the venv is TASKGATE_TOOLS_DIR/fastmcp-venv.
+FASTMCP_VERSION=3.4.7
+ensure_fastmcp_venv() {
+  local venv="$TASKGATE_TOOLS_DIR/fastmcp-venv"
+  if [ -f "$venv/.fastmcp-$FASTMCP_VERSION" ]; then return 0; fi
+  command -v python3 >/dev/null 2>&1 || { echo "python3 is needed to install fastmcp $FASTMCP_VERSION" >&2; return 1; }
+  echo "installing fastmcp $FASTMCP_VERSION (with pydocket) into $venv" >&2
+  python3 -m venv "$venv" >&2
+  "$venv/bin/pip" install --quiet "fastmcp[tasks]==$FASTMCP_VERSION" >&2
+  touch "$venv/.fastmcp-$FASTMCP_VERSION"
+}

@@ -8,6 +8,7 @@ export const askName = defineTool({
   description: 'Asks the user for their name, then greets them.',
   inputSchema: z.object({}),
   taskSupport: 'required',
+  concurrency: 10,
   annotations: { readOnlyHint: true, openWorldHint: false },
   async handler(_args, ctx) {
     const answer = await ctx.elicit({

@@ -12,6 +12,7 @@ export const crash = defineTool({
     message: z.string().optional().describe('Error message'),
   }),
   taskSupport: 'optional',
+  concurrency: 10,
   annotations: { readOnlyHint: true, openWorldHint: false },
   handler({ code, message }) {
     throw new ProtocolError(code, message ?? 'The crash tool failed on purpose');

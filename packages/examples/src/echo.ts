@@ -8,6 +8,7 @@ export const echo = defineTool({
   description: 'Returns the given text unchanged.',
   inputSchema: z.object({ text: z.string().describe('Text to return') }),
   taskSupport: 'forbidden',
+  concurrency: 10,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: ({ text }) => text,
 });

@@ -8,6 +8,7 @@ export const fail = defineTool({
   description: 'Fails with the given message, as a tool error result.',
   inputSchema: z.object({ message: z.string().describe('The error message') }),
   taskSupport: 'optional',
+  concurrency: 10,
   annotations: { readOnlyHint: true, openWorldHint: false },
   handler: ({ message }) => ({ content: [{ type: 'text', text: message }], isError: true }),
 });

@@ -12,6 +12,7 @@ export const report = defineTool({
   }),
   outputSchema: z.object({ pages: z.int() }),
   taskSupport: 'required',
+  concurrency: 10,
   annotations: { readOnlyHint: true, openWorldHint: false },
   async handler({ pages, msPerPage }, ctx) {
     for (let page = 1; page <= pages; page++) {

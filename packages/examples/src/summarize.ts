@@ -8,6 +8,7 @@ export const summarize = defineTool({
   description: "Summarizes the given text with the client's language model.",
   inputSchema: z.object({ text: z.string().min(1).describe('Text to summarize') }),
   taskSupport: 'optional',
+  concurrency: 10,
   annotations: { readOnlyHint: true, openWorldHint: true },
   async handler({ text }, ctx) {
     const reply = await ctx.sample({

@@ -42,6 +42,9 @@ export interface RateLimit {
 }
 
 /** What `defineTool` takes. */
+/** Jobs of a tool's queue one worker process runs at once when the tool does not say (`concurrency`). */
+export const DEFAULT_TOOL_CONCURRENCY = 10;
+
 export interface ToolConfig<I extends z.ZodObject, O extends z.ZodObject | undefined = undefined> {
   readonly name: string;
   readonly title?: string;
@@ -64,7 +67,11 @@ export interface ToolConfig<I extends z.ZodObject, O extends z.ZodObject | undef
   readonly retryOnCrash?: boolean | number;
   /** Delay before a retry (ms), doubled per attempt. */
   readonly backoffMs?: number;
-  /** Jobs of this tool's queue one worker process runs at once (default 1). */
+  /**
+   * Jobs of this tool's queue one worker process runs at once (default `DEFAULT_TOOL_CONCURRENCY`, 10). Tasks
+   * mostly wait (on an API, a model, a user), so one slow task must not hold a whole worker; set 1 for a tool
+   * whose executions must not overlap within a process, more for tools that only wait.
+   */
   readonly concurrency?: number;
   readonly rateLimit?: RateLimit;
   /** Aborts `ctx.signal` after this long (ms); the attempt then fails like a thrown error. */
@@ -226,7 +233,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject | undefi
     attempts: config.attempts ?? 1,
     crashReruns,
     ...(config.backoffMs !== undefined && { backoffMs: config.backoffMs }),
-    concurrency: config.concurrency ?? 1,
+    concurrency: config.concurrency ?? DEFAULT_TOOL_CONCURRENCY,
     ...(config.rateLimit !== undefined && { rateLimit: { ...config.rateLimit } }),
     ...(config.timeoutMs !== undefined && { timeoutMs: config.timeoutMs }),
     ...(config.immediateResponse !== undefined && { immediateResponse: String(config.immediateResponse) }),

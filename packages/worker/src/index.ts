@@ -19,6 +19,7 @@ export {
 } from './define-resource.js';
 export {
   type AnyToolDefinition,
+  DEFAULT_TOOL_CONCURRENCY,
   defineTool,
   type JsonSchemaInput,
   type JsonSchemaToolConfig,

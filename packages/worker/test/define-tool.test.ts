@@ -60,9 +60,9 @@ describe('defineTool', () => {
     expect(ToolSchema.parse(entry.tool)).toEqual(entry.tool);
   });
 
-  it('applies defaults: attempts 1, concurrency 1, the tool’s own queue unless one is named', () => {
+  it('applies defaults: attempts 1, concurrency 10, the tool’s own queue unless one is named', () => {
     const tool = defineTool({ ...base, name: 'a.b-c_D9' });
-    expect(tool).toMatchObject({ queue: 'tool.a.b-c_D9', attempts: 1, concurrency: 1 });
+    expect(tool).toMatchObject({ queue: 'tool.a.b-c_D9', attempts: 1, concurrency: 10 });
     expect(toCatalogEntry(tool)).toEqual({
       tool: {
         name: 'a.b-c_D9',
