@@ -34,6 +34,7 @@ export {
   freePort,
   type RedisServer,
   type StartRedisOptions,
+  startDurableRedis,
   startRedis,
 } from './redis-server.js';
 export {
@@ -42,4 +43,11 @@ export {
   type RoundRobinProxy,
   startRoundRobinProxy,
 } from './round-robin-proxy.js';
+export {
+  startToxiproxy,
+  type Toxic,
+  type ToxicType,
+  type Toxiproxy,
+  type ToxiproxyProxy,
+} from './toxiproxy.js';
 export { type RedisFixture, useRedis } from './use-redis.js';
