@@ -68,6 +68,7 @@ export async function runFaults(
   const processRandom = seededRandom(config.seed);
   const toxicRandom = seededRandom(config.seed * 31 + 17);
 
+  let rolling = false;
   const processFaults = async (): Promise<void> => {
     let next = start + config.killEveryMs;
     while (Date.now() < until) {
@@ -79,20 +80,28 @@ export async function runFaults(
         await topology.restartRedis(1000);
         log.redisRestarts += 1;
         note('redis-server: back');
-      } else if (rollingAt.length > 0 && Date.now() >= (rollingAt[0] as number)) {
-        rollingAt.shift();
-        note('rolling restart of every gateway (SIGTERM, one at a time)');
-        for (const slot of topology.gateways) await topology.restart(slot, 'SIGTERM');
-        log.rollingRestarts += 1;
-        note('rolling restart done');
       } else {
-        const slots: Slot[] = [...topology.gateways, ...topology.workers];
+        // During a rolling restart only workers are killed: one gateway at a time is ever down.
+        const slots: Slot[] = [...(rolling ? [] : topology.gateways), ...topology.workers];
         const slot = slots[Math.floor(processRandom() * slots.length)] as Slot;
         note(`kill -9 ${slot.kind} ${slot.index} (pid ${slot.proc.pid})`);
         await topology.restart(slot, 'SIGKILL');
         log.kills[slot.kind] += 1;
       }
       next = Math.max(next + config.killEveryMs, Date.now() + 500);
+    }
+  };
+
+  const rollingRestarts = async (): Promise<void> => {
+    for (const at of rollingAt) {
+      await sleep(Math.max(0, at - Date.now()));
+      if (Date.now() >= until) break;
+      rolling = true;
+      note('rolling restart of every gateway (SIGTERM, one at a time)');
+      for (const slot of topology.gateways) await topology.restart(slot, 'SIGTERM');
+      rolling = false;
+      log.rollingRestarts += 1;
+      note('rolling restart done');
     }
   };
 
@@ -110,7 +119,7 @@ export async function runFaults(
     }
   };
 
-  await Promise.all([processFaults(), toxicFaults()]);
+  await Promise.all([processFaults(), rollingRestarts(), toxicFaults()]);
   await topology.toxiproxy.reset();
   return log;
 }

@@ -36,6 +36,11 @@ export interface TaskRecord {
   resumes: number;
   restarts: number;
   cancelAnswer?: string;
+  /** Elicitations received (each request id once), and the HTTP status of each answer. */
+  asked: number;
+  readonly answers: number[];
+  /** What the client's last exchange of `tasks/result` ended with, when no response came. */
+  lastTry?: string;
 }
 
 /** What the whole load saw. */
@@ -193,7 +198,18 @@ async function runTask(
     bump(stats.unacknowledged, lastSeen);
     return 'done';
   }
-  const record: TaskRecord = { taskId, sessionId, kind, phase, createdAt, progress: [], resumes: 0, restarts: 0 };
+  const record: TaskRecord = {
+    taskId,
+    sessionId,
+    kind,
+    phase,
+    createdAt,
+    progress: [],
+    resumes: 0,
+    restarts: 0,
+    asked: 0,
+    answers: [],
+  };
   stats.tasks.push(record);
   if (kind === 'cancel') {
     await sleep(200 + Math.floor(random() * 600));
@@ -235,7 +251,8 @@ async function followResult(
     }
     if (message.method === 'elicitation/create' && message.id !== undefined && !answered.has(message.id)) {
       answered.add(message.id);
-      answers.push(answer(plan, stats, record.sessionId, message.id));
+      record.asked += 1;
+      answers.push(answer(plan, stats, record, message.id));
     }
   };
   let lastEventId: string | undefined;
@@ -275,7 +292,8 @@ async function followResult(
       break;
     }
     const why = response !== undefined ? 'error -32603' : result.status === 0 ? 'no answer' : `HTTP ${result.status}`;
-    bump(stats.retries, `${resuming ? 'resume' : 'tasks/result'}: ${why}${result.complete ? '' : ' (dropped)'}`);
+    record.lastTry = `${resuming ? 'resume' : 'tasks/result'}: ${why}${result.complete ? '' : ' (dropped)'}`;
+    bump(stats.retries, record.lastTry);
     if (result.lastEventId !== undefined) lastEventId = result.lastEventId;
     else if (resuming && !retryable(result.status)) {
       // The stream cannot be resumed (unknown or expired event id): ask for the result again.
@@ -287,13 +305,14 @@ async function followResult(
   await Promise.all(answers);
 }
 
-async function answer(plan: LoadPlan, stats: LoadStats, sessionId: string, id: string | number | null): Promise<void> {
+async function answer(plan: LoadPlan, stats: LoadStats, record: TaskRecord, id: string | number | null): Promise<void> {
   const result = await postWithRetry(
     plan.url,
-    sessionId,
+    record.sessionId,
     { jsonrpc: '2.0', id, result: { action: 'accept', content: { name: 'chaos' } } },
     { until: plan.settleUntil, timeoutMs: REQUEST_TIMEOUT_MS, onRetry: (why) => bump(stats.retries, `answer: ${why}`) },
   );
+  record.answers.push(result.status);
   if (result.status === 202) stats.elicitationsAnswered += 1;
   else bump(stats.retries, `answer refused: HTTP ${result.status}`);
 }

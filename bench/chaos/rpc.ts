@@ -107,9 +107,13 @@ export async function exchange(
   }
 }
 
-/** A status or network failure worth retrying: 0 (no answer), 429, 502, 503, 504. */
+/**
+ * A status or network failure worth retrying: 0 (no answer), 429, 500 (a gateway whose Redis call failed),
+ * 502, 503, 504. Every request the clients retry is safe to send again (an answer to an elicitation too: the
+ * first one wins), or creates a new task (tools/call) that is counted on its own.
+ */
 export const retryable = (status: number): boolean =>
-  status === 0 || status === 429 || status === 502 || status === 503 || status === 504;
+  status === 0 || status === 429 || status === 500 || status === 502 || status === 503 || status === 504;
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -17,7 +17,7 @@ import { ProcessSet } from '../lib/processes.js';
 import { check, executionsByTask, finalStates } from './checks.js';
 import { type ChaosConfig, parseChaosConfig, USAGE } from './config.js';
 import { runFaults } from './faults.js';
-import { runLoad } from './load.js';
+import { runLoad, type TaskRecord } from './load.js';
 import { sleep } from './rpc.js';
 import { chaosProblems, renderChaosTable } from './table.js';
 import { startChaosTopology } from './topology.js';
@@ -73,19 +73,21 @@ async function run(config: ChaosConfig, processes: ProcessSet): Promise<number> 
   process.stdout.write(
     `\n${table}\n\n${command}: seed ${config.seed}, ${config.gateways} gateways, ${config.workers} workers, ${config.sessions} sessions × ${LANES}; ${machine}\n`,
   );
-  const stuckDetail = checked.stuckIds.map((id) => {
-    const task = stats.tasks.find((one) => one.taskId === id);
-    const state = states.get(id);
-    return {
-      taskId: id,
-      kind: task?.kind,
-      phase: task?.phase,
-      status: state?.status,
-      statusMessage: state?.statusMessage,
-      executions: executions.get(id) ?? 0,
-      createdAtMs: (task?.createdAt ?? 0) - loadStart,
-    };
+  // Each task the bar is about, with what its client saw: to find out what happened to it.
+  const detail = (task: TaskRecord) => ({
+    ...task,
+    ...states.get(task.taskId),
+    executions: executions.get(task.taskId) ?? 0,
+    createdAt: task.createdAt - faultsFrom,
+    resultAt: task.resultAt === undefined ? undefined : task.resultAt - faultsFrom,
   });
+  const anomalous = (task: TaskRecord): boolean =>
+    task.kind === 'progress' &&
+    states.get(task.taskId)?.status === 'completed' &&
+    task.resultAt !== undefined &&
+    [1, 2, 3, 4, 5].some((step) => task.progress[step] !== 1);
+  const stuckDetail = stats.tasks.filter((task) => checked.stuckIds.includes(task.taskId)).map(detail);
+  const eventDetail = stats.tasks.filter(anomalous).map(detail);
   const record = {
     date: new Date().toISOString(),
     command,
@@ -95,7 +97,9 @@ async function run(config: ChaosConfig, processes: ProcessSet): Promise<number> 
     lanes: LANES,
     table,
     checked: { ...checked, failed: checked.failed },
+    /** Times in ms since the faults began (negative: during the warm-up). */
     stuck: stuckDetail,
+    eventAnomalies: eventDetail,
     faults,
     retries: Object.fromEntries(stats.retries),
     unacknowledged: Object.fromEntries(stats.unacknowledged),

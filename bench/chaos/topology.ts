@@ -23,6 +23,8 @@ export interface Slot {
   proc: BenchProcess;
   /** Processes started in this slot so far (1 = the first). */
   incarnations: number;
+  /** The slot's restart under way: restarts of one slot never overlap. */
+  busy: Promise<void>;
 }
 
 /** The chaos run's deployment: Redis (append-only, fsync always) behind Toxiproxy, gateways behind HAProxy, workers. */
@@ -81,7 +83,7 @@ export async function startChaosTopology(
   const cli = `${root}packages/cli/src/run.ts`;
   const logFiles: string[] = [];
 
-  const spawn = (slot: Omit<Slot, 'proc' | 'incarnations'>, incarnation: number): BenchProcess => {
+  const spawn = (slot: Pick<Slot, 'kind' | 'index' | 'port'>, incarnation: number): BenchProcess => {
     const name = `${slot.kind}-${slot.index}.${incarnation}`;
     const proc =
       slot.kind === 'gateway'
@@ -102,8 +104,23 @@ export async function startChaosTopology(
     });
   const startSlot = async (kind: Slot['kind'], index: number): Promise<Slot> => {
     const port = await freePort();
-    const slot: Slot = { kind, index, port, proc: spawn({ kind, index, port }, 1), incarnations: 1 };
-    return slot;
+    return { kind, index, port, proc: spawn({ kind, index, port }, 1), incarnations: 1, busy: Promise.resolve() };
+  };
+
+  const replace = async (slot: Slot, signal: 'SIGKILL' | 'SIGTERM'): Promise<void> => {
+    if (signal === 'SIGKILL') {
+      try {
+        process.kill(slot.proc.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+      await slot.proc.exited;
+    } else {
+      await slot.proc.stop(15_000);
+    }
+    slot.incarnations += 1;
+    slot.proc = spawn(slot, slot.incarnations);
+    await ready(slot);
   };
 
   const gateways = await Promise.all(Array.from({ length: config.gateways }, (_, i) => startSlot('gateway', i)));
@@ -131,20 +148,10 @@ export async function startChaosTopology(
     gateways,
     workers,
     logFiles: () => [...logFiles],
-    async restart(slot, signal) {
-      if (signal === 'SIGKILL') {
-        try {
-          process.kill(slot.proc.pid, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-        await slot.proc.exited;
-      } else {
-        await slot.proc.stop(15_000);
-      }
-      slot.incarnations += 1;
-      slot.proc = spawn(slot, slot.incarnations);
-      await ready(slot);
+    restart(slot, signal) {
+      const next = slot.busy.then(() => replace(slot, signal));
+      slot.busy = next.catch(() => {});
+      return next;
     },
     async restartRedis(downMs) {
       const port = redis.port;
