@@ -157,7 +157,7 @@ export function check(
       events.tasks += 1;
       events.expected += PROGRESS_STEPS;
       for (let step = 1; step <= PROGRESS_STEPS; step++) {
-        const seen = task.progress[step] ?? 0;
+        const seen = task.inbox.progress[step] ?? 0;
         if (seen === 0) events.lost += 1;
         else events.duplicated += seen - 1;
       }

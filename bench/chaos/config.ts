@@ -37,10 +37,10 @@ export const USAGE = `Usage: bash scripts/chaos [--quick] [options]
   --sessions K          client sessions creating tasks (default 20)
   --seed S              seed of the fault schedule and the task mix (default 1)
   --warmup-s S          fault-free phase (default 30; quick 6)
-  --faults-s S          phase with faults (default 420; quick 30)
+  --faults-s S          phase with faults (default 600; quick 30)
   --grace-s S           settling time after the faults (default 40; quick 20)
   --max-tasks N         stop creating tasks after N acknowledged (default 100000)
-  --kill-every-s S      kill -9 period; the next kill waits for the restart (default 4; quick 3)
+  --kill-every-s S      kill -9 period; the next kill waits for the restart (default 3)
   --toxic-every-s S     Toxiproxy toxic period (default 7; quick 5)
   --toxic-for-s S       how long each toxic lasts (default 2)
   --rolling-restarts N  SIGTERM rolling restarts of all gateways (default 2; quick 1)
@@ -66,10 +66,10 @@ export function parseChaosConfig(argv: readonly string[], root: string): ChaosCo
     sessions: 20,
     seed: 1,
     'warmup-s': quick ? 6 : 30,
-    'faults-s': quick ? 30 : 420,
+    'faults-s': quick ? 30 : 600,
     'grace-s': quick ? 20 : 40,
     'max-tasks': 100_000,
-    'kill-every-s': quick ? 3 : 4,
+    'kill-every-s': 3,
     'toxic-every-s': quick ? 5 : 7,
     'toxic-for-s': 2,
     'rolling-restarts': quick ? 1 : 2,

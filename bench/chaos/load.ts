@@ -7,6 +7,7 @@
  */
 import { seededRandom } from './config.js';
 import { exchange, headers, type Message, postWithRetry, responseTo, retryable, sleep } from './rpc.js';
+import { ChaosSession, type TaskInbox } from './session.js';
 
 export type TaskKind = 'short' | 'long' | 'progress' | 'ask' | 'cancel';
 export const TASK_KINDS: readonly TaskKind[] = ['short', 'long', 'progress', 'ask', 'cancel'];
@@ -30,15 +31,12 @@ export interface TaskRecord {
   /** When `tasks/result` answered (the response: result or error). */
   resultAt?: number;
   response?: Message;
-  /** Receipts of each progress number (index = progress value). */
-  readonly progress: number[];
+  /** What the session's streams delivered for it: progress receipts, elicitations and answers. */
+  readonly inbox: TaskInbox;
   /** Streams resumed with Last-Event-ID, and result streams opened again from the start. */
   resumes: number;
   restarts: number;
   cancelAnswer?: string;
-  /** Elicitations received (each request id once), and the HTTP status of each answer. */
-  asked: number;
-  readonly answers: number[];
   /** What the client's last exchange of `tasks/result` ended with, when no response came. */
   lastTry?: string;
 }
@@ -52,6 +50,9 @@ export interface LoadStats {
   readonly unacknowledged: Map<string, number>;
   sessionsLost: number;
   elicitationsAnswered: number;
+  /** Session GET streams opened, and resumed with Last-Event-ID. */
+  getOpened: number;
+  getResumed: number;
 }
 
 export interface LoadPlan {
@@ -81,51 +82,39 @@ export async function runLoad(plan: LoadPlan): Promise<LoadStats> {
     unacknowledged: new Map(),
     sessionsLost: 0,
     elicitationsAnswered: 0,
+    getOpened: 0,
+    getResumed: 0,
   };
   await Promise.all(Array.from({ length: plan.sessions }, (_, s) => runSession(plan, stats, s)));
   return stats;
 }
 
-async function initialize(plan: LoadPlan, stats: LoadStats): Promise<string | undefined> {
-  const answer = await postWithRetry(
-    plan.url,
-    undefined,
-    {
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: { elicitation: { form: {} } },
-        clientInfo: { name: 'chaos', version: '1' },
-      },
-    },
-    {
-      until: plan.settleUntil,
-      timeoutMs: REQUEST_TIMEOUT_MS,
-      onRetry: (why) => bump(stats.retries, `initialize: ${why}`),
-    },
-  );
-  return answer.status === 200 ? answer.sessionId : undefined;
-}
-
 async function runSession(plan: LoadPlan, stats: LoadStats, index: number): Promise<void> {
   const random = seededRandom(plan.seed * 7919 + index);
-  const session = { id: await initialize(plan, stats) };
-  if (session.id === undefined) return;
+  const session = new ChaosSession({
+    url: plan.url,
+    settleUntil: plan.settleUntil,
+    bump: (what) => bump(stats.retries, what),
+    answered: () => {
+      stats.elicitationsAnswered += 1;
+    },
+  });
   let rpcId = 1;
   const lane = async (): Promise<void> => {
     while (Date.now() < plan.createUntil && stats.tasks.length < plan.maxTasks) {
       if (session.id === undefined) return;
       const kind = pickKind(random());
-      const outcome = await runTask(plan, stats, session.id, kind, random, () => rpcId++);
+      const outcome = await runTask(plan, stats, session, kind, random, () => rpcId++);
       if (outcome === 'session lost') {
         stats.sessionsLost += 1;
-        session.id = await initialize(plan, stats);
+        await session.initialize();
       }
     }
   };
-  await Promise.all(Array.from({ length: plan.lanes }, lane));
+  if (await session.initialize()) await Promise.all(Array.from({ length: plan.lanes }, lane));
+  await session.close();
+  stats.getOpened += session.getOpened;
+  stats.getResumed += session.getResumed;
 }
 
 /** The kind whose share of MIX holds `draw` (0..1). */
@@ -138,14 +127,14 @@ function pickKind(draw: number): TaskKind {
   return 'short';
 }
 
-function callParams(kind: TaskKind, random: () => number, progressToken: string): Record<string, unknown> {
+function callParams(kind: TaskKind, random: () => number): Record<string, unknown> {
   switch (kind) {
     case 'short':
       return { name: 'chaos_short', arguments: {} };
     case 'long':
-      return { name: 'chaos_long', arguments: { ms: 500 + Math.floor(random() * 1500) } };
+      return { name: 'chaos_long', arguments: { ms: 300 + Math.floor(random() * 1000) } };
     case 'progress':
-      return { name: 'chaos_progress', arguments: { steps: PROGRESS_STEPS, ms: 100 }, _meta: { progressToken } };
+      return { name: 'chaos_progress', arguments: { steps: PROGRESS_STEPS, ms: 100 } };
     case 'ask':
       return { name: 'chaos_ask', arguments: {} };
     case 'cancel':
@@ -156,20 +145,26 @@ function callParams(kind: TaskKind, random: () => number, progressToken: string)
 async function runTask(
   plan: LoadPlan,
   stats: LoadStats,
-  sessionId: string,
+  session: ChaosSession,
   kind: TaskKind,
   random: () => number,
   nextId: () => number,
 ): Promise<'done' | 'session lost'> {
-  const progressToken = `p${nextId()}`;
-  const params = { ...callParams(kind, random, progressToken), task: {} };
+  const sessionId = session.id as string;
+  const call = callParams(kind, random);
   const phase = plan.phase();
   let createdAt = Date.now();
   let created: Message | undefined;
+  let inbox: TaskInbox | undefined;
   let lastSeen = 'no answer';
   for (let delay = 50; Date.now() < plan.createUntil; delay = Math.min(1000, delay * 2)) {
     createdAt = Date.now();
     const id = nextId();
+    // A token of its own for each attempt: an attempt whose answer was lost may still have created a task,
+    // whose progress must not count as this one's.
+    const progressToken = `p${id}`;
+    inbox = session.inbox(progressToken);
+    const params = { ...call, ...(kind === 'progress' && { _meta: { progressToken } }), task: {} };
     const answer = await exchange(plan.url, {
       method: 'POST',
       headers: headers(sessionId),
@@ -194,7 +189,7 @@ async function runTask(
     await sleep(delay);
   }
   const taskId = (created?.result?.task as { taskId?: string } | undefined)?.taskId;
-  if (taskId === undefined) {
+  if (taskId === undefined || inbox === undefined) {
     bump(stats.unacknowledged, lastSeen);
     return 'done';
   }
@@ -204,12 +199,11 @@ async function runTask(
     kind,
     phase,
     createdAt,
-    progress: [],
+    inbox,
     resumes: 0,
     restarts: 0,
-    asked: 0,
-    answers: [],
   };
+  session.acknowledged(taskId, inbox);
   stats.tasks.push(record);
   if (kind === 'cancel') {
     await sleep(200 + Math.floor(random() * 600));
@@ -230,7 +224,7 @@ async function runTask(
         : String(response?.result?.status ?? answer.status);
     return 'done';
   }
-  await followResult(plan, stats, record, progressToken, nextId);
+  await followResult(plan, stats, record, session.take, nextId);
   return 'done';
 }
 
@@ -239,22 +233,9 @@ async function followResult(
   plan: LoadPlan,
   stats: LoadStats,
   record: TaskRecord,
-  progressToken: string,
+  onMessage: (message: Message) => void,
   nextId: () => number,
 ): Promise<void> {
-  const answers: Promise<void>[] = [];
-  const answered = new Set<unknown>();
-  const onMessage = (message: Message): void => {
-    if (message.method === 'notifications/progress' && message.params?.progressToken === progressToken) {
-      const value = Number(message.params.progress);
-      record.progress[value] = (record.progress[value] ?? 0) + 1;
-    }
-    if (message.method === 'elicitation/create' && message.id !== undefined && !answered.has(message.id)) {
-      answered.add(message.id);
-      record.asked += 1;
-      answers.push(answer(plan, stats, record, message.id));
-    }
-  };
   let lastEventId: string | undefined;
   let rpcId = nextId();
   for (let delay = 50; Date.now() < plan.settleUntil; delay = Math.min(1000, delay * 2)) {
@@ -302,17 +283,4 @@ async function followResult(
     }
     await sleep(delay);
   }
-  await Promise.all(answers);
-}
-
-async function answer(plan: LoadPlan, stats: LoadStats, record: TaskRecord, id: string | number | null): Promise<void> {
-  const result = await postWithRetry(
-    plan.url,
-    record.sessionId,
-    { jsonrpc: '2.0', id, result: { action: 'accept', content: { name: 'chaos' } } },
-    { until: plan.settleUntil, timeoutMs: REQUEST_TIMEOUT_MS, onRetry: (why) => bump(stats.retries, `answer: ${why}`) },
-  );
-  record.answers.push(result.status);
-  if (result.status === 202) stats.elicitationsAnswered += 1;
-  else bump(stats.retries, `answer refused: HTTP ${result.status}`);
 }

@@ -25,7 +25,7 @@ import { startChaosTopology } from './topology.js';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const say = (text: string): void => void process.stderr.write(`${text}\n`);
 /** Concurrent task loops per client session. */
-const LANES = 2;
+const LANES = 3;
 
 async function run(config: ChaosConfig, processes: ProcessSet): Promise<number> {
   const started = Date.now();
@@ -66,7 +66,12 @@ async function run(config: ChaosConfig, processes: ProcessSet): Promise<number> 
   const checked = check(stats.tasks, states, executions);
   const retries = [...stats.retries.values()].reduce((sum, n) => sum + n, 0);
   const unacknowledged = [...stats.unacknowledged.values()].reduce((sum, n) => sum + n, 0);
-  const table = renderChaosTable(checked, faults, { retries, unacknowledged: String(unacknowledged) });
+  const table = renderChaosTable(checked, faults, {
+    retries,
+    unacknowledged: String(unacknowledged),
+    getOpened: stats.getOpened,
+    getResumed: stats.getResumed,
+  });
   const problems = chaosProblems(checked);
   const command = `bash scripts/chaos ${process.argv.slice(2).join(' ')}`.trim();
   const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}; load average ${loadAtStart.toFixed(1)} → ${loadavg()[0]?.toFixed(1)}`;
@@ -85,7 +90,7 @@ async function run(config: ChaosConfig, processes: ProcessSet): Promise<number> 
     task.kind === 'progress' &&
     states.get(task.taskId)?.status === 'completed' &&
     task.resultAt !== undefined &&
-    [1, 2, 3, 4, 5].some((step) => task.progress[step] !== 1);
+    [1, 2, 3, 4, 5].some((step) => task.inbox.progress[step] !== 1);
   const stuckDetail = stats.tasks.filter((task) => checked.stuckIds.includes(task.taskId)).map(detail);
   const eventDetail = stats.tasks.filter(anomalous).map(detail);
   const record = {
@@ -105,6 +110,7 @@ async function run(config: ChaosConfig, processes: ProcessSet): Promise<number> 
     unacknowledged: Object.fromEntries(stats.unacknowledged),
     sessionsLost: stats.sessionsLost,
     elicitationsAnswered: stats.elicitationsAnswered,
+    getStreams: { opened: stats.getOpened, resumed: stats.getResumed },
     problems,
   };
   mkdirSync(dirname(config.json), { recursive: true });

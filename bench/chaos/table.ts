@@ -12,7 +12,7 @@ const list = (record: Record<string, number>): string =>
 export function renderChaosTable(
   checked: Checked,
   faults: FaultLog,
-  extra: { unacknowledged: string; retries: number },
+  extra: { unacknowledged: string; retries: number; getOpened: number; getResumed: number },
 ): string {
   const failedTotal = Object.values(checked.failed).reduce((sum, n) => sum + n, 0);
   const stuckTotal = Object.values(checked.stuck).reduce((sum, n) => sum + n, 0);
@@ -35,7 +35,8 @@ export function renderChaosTable(
       `${checked.events.expected} expected over ${checked.events.tasks} tasks: ${checked.events.lost} lost, ${checked.events.duplicated} duplicated`,
     ],
     ['results never received (task ended)', String(checked.resultsMissing)],
-    ['stream resumptions (Last-Event-ID) / result streams reopened', `${checked.resumes} / ${checked.restarts}`],
+    ['result streams resumed (Last-Event-ID) / opened again', `${checked.resumes} / ${checked.restarts}`],
+    ['session GET streams opened / resumed (Last-Event-ID)', `${extra.getOpened} / ${extra.getResumed}`],
     ['create → result without faults', `p50 ${ms(warmup.p50)}, p99 ${ms(warmup.p99)} (n=${warmup.n})`],
     ['create → result during faults', `p50 ${ms(during.p50)}, p99 ${ms(during.p99)} (n=${during.n})`],
     [
