@@ -71,6 +71,7 @@ async function run(config: ChaosConfig, processes: ProcessSet): Promise<number> 
     unacknowledged: String(unacknowledged),
     getOpened: stats.getOpened,
     getResumed: stats.getResumed,
+    exits: topology.exits,
   });
   const problems = chaosProblems(checked);
   const command = `bash scripts/chaos ${process.argv.slice(2).join(' ')}`.trim();

@@ -12,7 +12,13 @@ const list = (record: Record<string, number>): string =>
 export function renderChaosTable(
   checked: Checked,
   faults: FaultLog,
-  extra: { unacknowledged: string; retries: number; getOpened: number; getResumed: number },
+  extra: {
+    unacknowledged: string;
+    retries: number;
+    getOpened: number;
+    getResumed: number;
+    exits: { atStart: number; unasked: number };
+  },
 ): string {
   const failedTotal = Object.values(checked.failed).reduce((sum, n) => sum + n, 0);
   const stuckTotal = Object.values(checked.stuck).reduce((sum, n) => sum + n, 0);
@@ -43,6 +49,7 @@ export function renderChaosTable(
       'kills (kill -9, restarted)',
       `${faults.kills.gateway + faults.kills.worker} (${faults.kills.gateway} gateway, ${faults.kills.worker} worker)`,
     ],
+    ['processes that exited at start / unasked (started again)', `${extra.exits.atStart} / ${extra.exits.unasked}`],
     ['rolling restarts (SIGTERM of every gateway)', String(faults.rollingRestarts)],
     ['Redis restarts (SIGKILL, AOF fsync always)', String(faults.redisRestarts)],
     ['toxics on the Redis link', toxicsTotal === 0 ? '0' : `${toxicsTotal} (${list(faults.toxics)})`],

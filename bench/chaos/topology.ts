@@ -25,6 +25,8 @@ export interface Slot {
   incarnations: number;
   /** The slot's restart under way: restarts of one slot never overlap. */
   busy: Promise<void>;
+  /** Its process is being stopped on purpose (not an exit to restart from). */
+  stopping: boolean;
 }
 
 /** The chaos run's deployment: Redis (append-only, fsync always) behind Toxiproxy, gateways behind HAProxy, workers. */
@@ -42,6 +44,8 @@ export interface ChaosTopology {
   readonly workers: Slot[];
   /** Log files of every gateway and worker process started, restarts included. */
   readonly logFiles: () => string[];
+  /** Processes that exited before they were ready (started again), and that exited unasked later (started again). */
+  readonly exits: { atStart: number; unasked: number };
   /** Kills the slot's process (SIGKILL) or stops it (SIGTERM, drain), then starts a new one; resolves once it is ready. */
   restart(slot: Slot, signal: 'SIGKILL' | 'SIGTERM'): Promise<void>;
   /** SIGKILL of redis-server, then a new one on the same port and append-only file; resolves once it answers. */
@@ -102,12 +106,59 @@ export async function startChaosTopology(
       timeoutMs: 60_000,
       intervalMs: 100,
     });
+  const exits = { atStart: 0, unasked: 0 };
+  /**
+   * Starts the slot's next process and waits for it to be ready; one that exits first (a gateway or worker
+   * whose start-up check found Redis unreachable) is started again a second later, as a supervisor would.
+   */
+  const startUntilReady = async (slot: Slot): Promise<void> => {
+    for (let attempt = 1; ; attempt++) {
+      slot.incarnations += 1;
+      const proc = spawn(slot, slot.incarnations);
+      let exited = false;
+      void proc.exited.then(() => {
+        exited = true;
+      });
+      slot.proc = proc;
+      try {
+        await ready(slot);
+      } catch (error) {
+        if (!exited || attempt >= 20) throw error;
+        exits.atStart += 1;
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        continue;
+      }
+      // A process that ends without being asked to is started again too (counted).
+      void proc.exited.then(() => {
+        if (slot.proc !== proc || slot.stopping || stopped) return;
+        exits.unasked += 1;
+        const next = slot.busy.then(() => startUntilReady(slot));
+        slot.busy = next.catch(() => {});
+      });
+      return;
+    }
+  };
+  let stopped = false;
+  processes.add('chaos supervision', async () => {
+    stopped = true;
+  });
   const startSlot = async (kind: Slot['kind'], index: number): Promise<Slot> => {
     const port = await freePort();
-    return { kind, index, port, proc: spawn({ kind, index, port }, 1), incarnations: 1, busy: Promise.resolve() };
+    const slot: Slot = {
+      kind,
+      index,
+      port,
+      proc: undefined as never,
+      incarnations: 0,
+      busy: Promise.resolve(),
+      stopping: false,
+    };
+    await startUntilReady(slot);
+    return slot;
   };
 
   const replace = async (slot: Slot, signal: 'SIGKILL' | 'SIGTERM'): Promise<void> => {
+    slot.stopping = true;
     if (signal === 'SIGKILL') {
       try {
         process.kill(slot.proc.pid, 'SIGKILL');
@@ -118,14 +169,14 @@ export async function startChaosTopology(
     } else {
       await slot.proc.stop(15_000);
     }
-    slot.incarnations += 1;
-    slot.proc = spawn(slot, slot.incarnations);
-    await ready(slot);
+    slot.stopping = false;
+    await startUntilReady(slot);
   };
 
-  const gateways = await Promise.all(Array.from({ length: config.gateways }, (_, i) => startSlot('gateway', i)));
-  const workers = await Promise.all(Array.from({ length: config.workers }, (_, i) => startSlot('worker', i)));
-  await Promise.all([...gateways, ...workers].map(ready));
+  const [gateways, workers] = await Promise.all([
+    Promise.all(Array.from({ length: config.gateways }, (_, i) => startSlot('gateway', i))),
+    Promise.all(Array.from({ length: config.workers }, (_, i) => startSlot('worker', i))),
+  ]);
   const haproxy = await startHaproxy({
     backends: gateways.map((slot) => ({ port: slot.port })),
     healthCheck: { path: '/readyz', host: '127.0.0.1', intervalMs: 200 },
@@ -148,6 +199,7 @@ export async function startChaosTopology(
     gateways,
     workers,
     logFiles: () => [...logFiles],
+    exits,
     restart(slot, signal) {
       const next = slot.busy.then(() => replace(slot, signal));
       slot.busy = next.catch(() => {});
