@@ -239,8 +239,8 @@ async function followResult(
   let lastEventId: string | undefined;
   let rpcId = nextId();
   // -32603 is a gateway's answer while its Redis calls fail, and also the stored outcome of a task that
-  // failed so (e.g. it could not be queued): the same answer three times running is the task's.
-  let internalErrors = 0;
+  // failed so (e.g. it could not be queued): the same answer for 5 s running is the task's.
+  let internalSince: number | undefined;
   for (let delay = 50; Date.now() < plan.settleUntil; delay = Math.min(1000, delay * 2)) {
     const resuming = lastEventId !== undefined;
     if (resuming) record.resumes += 1;
@@ -270,8 +270,8 @@ async function followResult(
       onMessage,
     );
     const response = responseTo(result.messages, rpcId);
-    internalErrors = response?.error?.code === -32603 ? internalErrors + 1 : 0;
-    if (response !== undefined && (response.error?.code !== -32603 || internalErrors >= 3)) {
+    internalSince = response?.error?.code === -32603 ? (internalSince ?? Date.now()) : undefined;
+    if (response !== undefined && (response.error?.code !== -32603 || Date.now() - (internalSince ?? 0) >= 5000)) {
       record.response = response;
       record.resultAt = Date.now();
       break;
