@@ -112,10 +112,16 @@ export async function runFaults(
       const type = TOXICS[n % TOXICS.length] as ToxicType;
       const toxic = toxicOf(type, toxicRandom, n++);
       note(`toxic ${type} ${JSON.stringify(toxic.attributes)} on the Redis link for ${config.toxicForMs} ms`);
-      await topology.link.addToxic(toxic);
-      log.toxics[type] = (log.toxics[type] ?? 0) + 1;
-      await sleep(config.toxicForMs);
-      await topology.link.removeToxic(toxic.name);
+      try {
+        await topology.link.addToxic(toxic);
+        log.toxics[type] = (log.toxics[type] ?? 0) + 1;
+        await sleep(config.toxicForMs);
+        await topology.link.removeToxic(toxic.name);
+      } catch (error) {
+        // Toxiproxy's API did not answer in time: the toxic goes at the latest with the reset below.
+        note(`toxiproxy API: ${(error as Error).message}`);
+        await topology.toxiproxy.reset().catch(() => {});
+      }
     }
   };
 

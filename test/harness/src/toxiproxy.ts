@@ -46,7 +46,8 @@ async function call(api: string, method: string, path: string, body?: unknown): 
   const response = await fetch(`${api}${path}`, {
     method,
     ...(body !== undefined && { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }),
-    signal: AbortSignal.timeout(5000),
+    // Removing a toxic waits for the data it holds back: seconds on a loaded machine.
+    signal: AbortSignal.timeout(20_000),
   });
   const text = await response.text();
   if (!response.ok) throw new Error(`toxiproxy ${method} ${path}: ${response.status} ${text}`);
