@@ -1,11 +1,13 @@
 # Pinned tools for the deployment checks, installed under the ignored folder .tools/ (cached). Sourced, not run.
-# Each ensure_* prints nothing on success; the paths are TASKGATE_TOOLS_DIR/bin/helm and TASKGATE_TOOLS_DIR/venv.
+# Each ensure_* prints nothing on success; the paths are TASKGATE_TOOLS_DIR/bin/helm, TASKGATE_TOOLS_DIR/bin/toxiproxy-server
+# and TASKGATE_TOOLS_DIR/venv.
 
 HELM_VERSION=v3.22.0
 KUBERNETES_VALIDATE_VERSION=1.35.0
 PROMETHEUS_OPERATOR_VERSION=v0.85.0
 KEDA_VERSION=v2.18.1
 GATEWAY_API_VERSION=v1.3.0
+TOXIPROXY_VERSION=v2.12.0
 TASKGATE_TOOLS_DIR="${TASKGATE_TOOLS_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/.tools}"
 
 # helm, compiled from the Go module proxy (a few minutes once, then cached).
@@ -17,6 +19,22 @@ ensure_helm() {
   mkdir -p "$TASKGATE_TOOLS_DIR/bin"
   GOBIN="$TASKGATE_TOOLS_DIR/bin" GOFLAGS=-mod=mod go install "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" >&2
   touch "$bin.$HELM_VERSION"
+}
+
+# toxiproxy-server (the chaos run's faults between taskgate and Redis), compiled from the Go module proxy and
+# renamed from the module's `server` command (cached).
+ensure_toxiproxy() {
+  local bin="$TASKGATE_TOOLS_DIR/bin/toxiproxy-server"
+  if [ -x "$bin" ] && [ -f "$bin.$TOXIPROXY_VERSION" ]; then return 0; fi
+  command -v go >/dev/null 2>&1 || { echo "go is needed to install toxiproxy $TOXIPROXY_VERSION" >&2; return 1; }
+  echo "installing toxiproxy-server $TOXIPROXY_VERSION into $TASKGATE_TOOLS_DIR/bin" >&2
+  local gobin
+  gobin="$(mktemp -d)"
+  GOBIN="$gobin" GOFLAGS=-mod=mod go install "github.com/Shopify/toxiproxy/v2/cmd/server@$TOXIPROXY_VERSION" >&2
+  mkdir -p "$TASKGATE_TOOLS_DIR/bin"
+  mv "$gobin/server" "$bin"
+  rm -rf "$gobin"
+  touch "$bin.$TOXIPROXY_VERSION"
 }
 
 # kubernetes-validate (PyPI) in a private virtual environment: Kubernetes JSON schemas, offline.

@@ -4,6 +4,11 @@
   outbox (no tasks/result stream is open for it), the arrival also goes on the feed of the task's session,
   so that its GET stream delivers the message instead (INP-5).
 
+  Each append carries an id of its own; the task's `outboxLast` field keeps the last one with its entry id.
+  An append that comes again (a client resends a command whose reply a connection reset lost, though the
+  script ran) is recognised and answered with the entry it made the first time, not appended twice. One
+  execution appends in order and one at a time, so only the last append can come again.
+
   Input:
     KEYS[1] task hash
     KEYS[2] task outbox (stream)
@@ -15,9 +20,10 @@
     ARGV[1] message JSON
     ARGV[2] approximate maximum number of entries kept
     ARGV[3] task id
+    ARGV[4] the append's own id (random)
 
   Output:
-    { 0, entryId }      appended
+    { 0, entryId }      appended (now, or by the same append before)
     { -1 }              no such task
     { -11 }             KEYS[5..6] are not the task's session keys
 ]]
@@ -27,10 +33,15 @@
 local expiresAt = redis.call('PEXPIRETIME', KEYS[1])
 if expiresAt < 0 then return { NOT_FOUND } end
 local target = { key = KEYS[1], feed = KEYS[5], notify = KEYS[6] }
-local record = redis.call('HMGET', KEYS[1], 'feed', 'notify', 'expiresAt')
+local record = redis.call('HMGET', KEYS[1], 'feed', 'notify', 'expiresAt', 'outboxLast')
 if not sessionKeysMatch(target, record[1], record[2]) then return { WRONG_SESSION_KEYS } end
+if record[4] then
+  local appendId, entryId = string.match(record[4], '^(%S+) (%S+)$')
+  if appendId == ARGV[4] then return { OK, entryId } end
+end
 
 local id = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', 'm', ARGV[1])
+redis.call('HSET', KEYS[1], 'outboxLast', ARGV[4] .. ' ' .. id)
 redis.call('PEXPIREAT', KEYS[2], expiresAt)
 redis.call(SHARD_PUBLISH, KEYS[4], id)
 if redis.call('EXISTS', KEYS[3]) == 0 then

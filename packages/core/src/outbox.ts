@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { Keys } from './keys.js';
 import { Scripts } from './script-replies.js';
@@ -48,9 +49,13 @@ export class TaskOutbox {
     this.#sessionKeys = new TaskSessionKeys(options.redis, this.#keys);
   }
 
-  /** Appends a message; resolves to its entry id, or undefined when the task no longer exists. */
+  /**
+   * Appends a message; resolves to its entry id, or undefined when the task no longer exists. Exactly once
+   * even when the connection resends the command after a reset (the append's random id is recognised).
+   */
   async append(taskId: string, message: OutboxMessage): Promise<string | undefined> {
     const keys = this.#keys;
+    const appendId = randomBytes(9).toString('base64url');
     const reply = await this.#sessionKeys.run(taskId, ([feed, channel]) =>
       this.#scripts.appendOutbox(
         [
@@ -61,7 +66,7 @@ export class TaskOutbox {
           feed,
           channel,
         ],
-        [JSON.stringify(message), this.#maxEntries, taskId],
+        [JSON.stringify(message), this.#maxEntries, taskId, appendId],
       ),
     );
     return reply.kind === 'appended' ? reply.entryId : undefined;

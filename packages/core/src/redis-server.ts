@@ -24,6 +24,11 @@ export interface StartRedisOptions {
    * (tests). Given: the directory is kept and the server snapshots to it (local development).
    */
   readonly dir?: string;
+  /**
+   * Append-only file with `appendfsync always` (every write on disk before Redis answers), in `dir`: a server
+   * killed and started again on the same `dir` comes back with every acknowledged write.
+   */
+  readonly appendOnly?: boolean;
 }
 
 const binary = process.env.REDIS_SERVER_BIN ?? 'redis-server';
@@ -60,7 +65,11 @@ export async function startRedisServer(options: StartRedisOptions = {}): Promise
   const temporary = options.dir === undefined;
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'taskgate-redis-'));
   if (!temporary) mkdirSync(dir, { recursive: true });
-  const persistence = temporary ? ['--save', '', '--appendonly', 'no'] : ['--save', '60 1', '--appendonly', 'no'];
+  const persistence = options.appendOnly
+    ? ['--save', '', '--appendonly', 'yes', '--appendfsync', 'always']
+    : temporary
+      ? ['--save', '', '--appendonly', 'no']
+      : ['--save', '60 1', '--appendonly', 'no'];
   for (let attempt = 0; ; attempt++) {
     const port = options.port ?? (await freePort());
     const child = spawn(

@@ -221,7 +221,7 @@ export class Scripts {
   }
 
   /** KEYS: task, outbox, carrier lease, outbox channel, session feed, session channel. ARGV: message, max, task id. */
-  async appendOutbox(keys: [string, string, string, string, string, string], args: [string, number, string]) {
+  async appendOutbox(keys: [string, string, string, string, string, string], args: [string, number, string, string]) {
     return decodeAppendOutbox(await this.#run('appendOutbox', keys, args));
   }
 

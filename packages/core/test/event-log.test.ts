@@ -1,6 +1,7 @@
 import { useRedis } from '@taskgate/test-harness';
 import { describe, expect, it } from 'vitest';
 import { EventLog, Keys, newSessionId, SessionFeed, TaskDelivery, TaskOutbox } from '../src/index.js';
+import { Scripts } from '../src/script-replies.js';
 import { makeStore } from './support.js';
 
 /** The session the streams of these tests belong to (its id gives them their slot tag). */
@@ -117,6 +118,29 @@ describe('SSE event logs, task delivery and session feeds', () => {
     expect(await log.complete(streamId, ids[299] as string)).toBe(true);
     expect(await log.complete(streamId, '1-999')).toBe(false);
     expect((await log.state(streamId))?.rpcId).toBe(7);
+  });
+
+  it('appends an outbox message once when its command comes again after a lost reply (a resend on reconnect)', async () => {
+    const { outbox, store, keys, conn } = setup();
+    const task = await store.create({ owner: newSessionId() });
+    const taskKey = keys.task(task.taskId);
+    const scriptKeys: [string, string, string, string, string, string] = [
+      taskKey,
+      keys.taskOutbox(task.taskId),
+      keys.taskCarrier(task.taskId),
+      keys.outboxChannel(task.taskId),
+      taskKey,
+      taskKey,
+    ];
+    // The very command twice, as a connection that reconnects sends again what it had no reply to.
+    const args: [string, number, string, string] = ['{"type":"progress","progress":1}', 1000, task.taskId, 'a1'];
+    const first = await new Scripts(conn).appendOutbox(scriptKeys, args);
+    expect(first).toEqual({ kind: 'appended', entryId: expect.stringMatching(/^\d+-\d+$/) });
+    expect(await new Scripts(conn).appendOutbox(scriptKeys, args)).toEqual(first);
+    expect((await outbox.read(task.taskId)).map((entry) => entry.message)).toEqual([{ type: 'progress', progress: 1 }]);
+    // A new append of the same message is a new entry.
+    await outbox.append(task.taskId, { type: 'progress', progress: 1 });
+    expect(await outbox.read(task.taskId)).toHaveLength(2);
   });
 
   it('relays each outbox entry once across streams: the carrier while it holds the lease, else the GET stream', async () => {

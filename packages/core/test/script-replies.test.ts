@@ -137,7 +137,7 @@ describe('typed scripts on Redis', () => {
     const none = keys.task('none');
     const outbox = [none, keys.taskOutbox('none'), keys.taskCarrier('none'), keys.outboxChannel('none'), none, none];
     expect(
-      await scripts.appendOutbox(outbox as [string, string, string, string, string, string], ['{}', 10, 'none']),
+      await scripts.appendOutbox(outbox as [string, string, string, string, string, string], ['{}', 10, 'none', 'a']),
     ).toEqual({
       kind: 'not_found',
     });

@@ -35,6 +35,7 @@ export {
   type PersistentRedis,
   type RedisServer,
   type StartRedisOptions,
+  startDurableRedis,
   startPersistentRedis,
   startRedis,
 } from './redis-server.js';
@@ -44,4 +45,11 @@ export {
   type RoundRobinProxy,
   startRoundRobinProxy,
 } from './round-robin-proxy.js';
+export {
+  startToxiproxy,
+  type Toxic,
+  type ToxicType,
+  type Toxiproxy,
+  type ToxiproxyProxy,
+} from './toxiproxy.js';
 export { type RedisFixture, useRedis } from './use-redis.js';

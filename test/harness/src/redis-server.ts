@@ -6,8 +6,20 @@ import { type RedisServer, type StartRedisOptions, startRedisServer } from '@tas
 export { assertRedisServerAvailable, freePort, type RedisServer, type StartRedisOptions } from '@taskgate/core';
 
 /** Starts a private, persistence-free `redis-server` on a free loopback port (a temporary directory, removed on stop). */
-export function startRedis(options: Omit<StartRedisOptions, 'dir'> = {}): Promise<RedisServer> {
+export function startRedis(options: Omit<StartRedisOptions, 'dir' | 'appendOnly'> = {}): Promise<RedisServer> {
   return startRedisServer(options);
+}
+
+/**
+ * Starts a private `redis-server` whose data lives in `dir` as an append-only file with `appendfsync always`
+ * (the directory is kept on stop). `stop` kills it with SIGKILL; started again with the same `dir` and `port`,
+ * it comes back with every write it acknowledged.
+ */
+export function startDurableRedis(
+  dir: string,
+  options: Omit<StartRedisOptions, 'dir' | 'appendOnly'> = {},
+): Promise<RedisServer> {
+  return startRedisServer({ ...options, dir, appendOnly: true });
 }
 
 /** A redis-server with AOF (`appendfsync always`) in a data directory of its own, that can die and come back. */
@@ -34,8 +46,7 @@ export interface PersistentRedis extends AsyncDisposable {
  */
 export async function startPersistentRedis(): Promise<PersistentRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'taskgate-aof-'));
-  const args = ['--appendonly', 'yes', '--appendfsync', 'always', '--save', ''];
-  let server = await startRedisServer({ dir, args });
+  let server = await startDurableRedis(dir);
   const port = server.port;
   let paused = false;
   const kill = async (): Promise<void> => {
@@ -55,7 +66,7 @@ export async function startPersistentRedis(): Promise<PersistentRedis> {
     },
     kill,
     async restart() {
-      server = await startRedisServer({ dir, args, port });
+      server = await startDurableRedis(dir, { port });
     },
     pause() {
       process.kill(server.pid, 'SIGSTOP');

@@ -43,6 +43,8 @@ export class LoggedStream {
   #closed: Promise<void> | undefined;
   /** A session stream's positions, moved in queue order (so each event's id names where it stands). */
   #positions: { log: string; feed: string } | undefined;
+  /** Log entry id of the last logged event this connection wrote (`0-0`: none yet). */
+  #written = '0-0';
 
   constructor(
     log: EventLog,
@@ -83,7 +85,10 @@ export class LoggedStream {
     return this.#step(async () => {
       const feed = this.#positions?.feed;
       const id = await this.#log.append(this.streamId, this.connectionId, data, state, feed);
-      return id === undefined ? 'fenced' : this.sse.event(this.#logged(id.slice(this.streamId.length + 1)), data);
+      if (id === undefined) return 'fenced';
+      const entryId = id.slice(this.streamId.length + 1);
+      await this.#fillGap(entryId);
+      return this.sse.event(this.#logged(entryId), data);
     });
   }
 
@@ -122,6 +127,7 @@ export class LoggedStream {
         ...(feed !== undefined && { feedPosition: feed }),
       });
       if (outcome.kind === 'relayed' && outcome.entryId !== undefined && input.data !== undefined) {
+        await this.#fillGap(outcome.entryId);
         this.sse.event(this.#logged(outcome.entryId), input.data);
       }
       if (outcome.kind === 'fenced') this.#lost();
@@ -138,6 +144,7 @@ export class LoggedStream {
     return this.#queued(async () => {
       let after = entryId;
       let count = 0;
+      if (compareEntryIds(entryId, this.#written) > 0) this.#written = entryId;
       for (;;) {
         const events = await this.#log.readAfter(this.streamId, after, 500);
         for (const event of events) {
@@ -148,6 +155,7 @@ export class LoggedStream {
             }
             positions.log = event.entryId;
           }
+          this.#written = event.entryId;
           this.sse.event(this.#eventId(event.entryId), event.data);
           count += 1;
         }
@@ -265,8 +273,26 @@ export class LoggedStream {
     if (compareEntryIds(feedId, positions.feed) > 0) positions.feed = feedId;
   }
 
+  /**
+   * A task stream (tasks/result, direct call), before writing the event just logged as `entryId`: writes the
+   * logged events between the last one it wrote and this one. There are some when a log write ran in Redis
+   * but its reply was lost (a connection reset): the event is in the log (and a relayed outbox entry's cursor
+   * moved past it), so no later pass sends it again, and the client would miss it on a connection that never
+   * dropped. Entry ids are `<ms>-<ordinal>`: a gap is an ordinal more than one past the last one written.
+   */
+  async #fillGap(entryId: string): Promise<void> {
+    if (this.#positions !== undefined || ordinalOf(entryId) <= ordinalOf(this.#written) + 1) return;
+    const missed = await this.#log.readAfter(this.streamId, this.#written, 500);
+    for (const event of missed) {
+      if (compareEntryIds(event.entryId, entryId) >= 0) break;
+      this.#written = event.entryId;
+      this.sse.event(this.#eventId(event.entryId), event.data);
+    }
+  }
+
   /** The id of an event just logged as `entryId` (a session stream's log position moves to it). */
   #logged(entryId: string): string {
+    if (compareEntryIds(entryId, this.#written) > 0) this.#written = entryId;
     if (this.#positions !== undefined) this.#positions.log = entryId;
     return this.#eventId(entryId);
   }
@@ -281,6 +307,11 @@ export class LoggedStream {
     this.#logger.debug({ stream: this.streamId }, 'stream taken over by another connection');
     this.sse.end();
   }
+}
+
+/** The ordinal of a log entry id `<ms>-<n>` (0 for `0-0`). */
+function ordinalOf(entryId: string): number {
+  return Number(entryId.slice(entryId.indexOf('-') + 1));
 }
 
 /** A new stream id of a session and a connection id. */
