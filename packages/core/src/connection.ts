@@ -62,7 +62,11 @@ const ROLE_OPTIONS = {
   // Producers fail fast: a command waits through at most 3 reconnects (a failover) and at most its timeout,
   // then its request fails (503) instead of hanging; the client may retry. BullMQ's workers wait instead.
   command: { maxRetriesPerRequest: 3, enableAutoPipelining: false },
+  // No ready check (INFO) on the subscriber: a SUBSCRIBE written while the connection is still connecting
+  // (ioredis sends it at once) puts it in subscriber mode, where ioredis refuses its own INFO, calls the
+  // connection failed and rejects every command queued on it; a reconnect under load hit exactly that.
   subscriber: {
+    enableReadyCheck: false,
     autoResubscribe: true,
     enableOfflineQueue: true,
     lazyConnect: false,

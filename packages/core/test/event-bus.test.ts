@@ -1,7 +1,7 @@
 import { type RedisServer, startRedis, useRedis } from '@taskgate/test-harness';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { EventBus, Keys } from '../src/index.js';
+import { createRedisConnection, EventBus, Keys } from '../src/index.js';
 import { sleep, waitFor } from './support.js';
 
 /** Calls of one command since the server started (INFO commandstats). */
@@ -157,6 +157,35 @@ describe('EventBus', () => {
       expect(got).toEqual(['before:1', 'after:1', 'other:2', 'before:3', 'after:3']);
     } finally {
       await bus.close();
+    }
+  });
+  it('a SUBSCRIBE sent while the subscriber connection is still connecting neither fails it nor is lost', async () => {
+    const subscriber = createRedisConnection(redis.url, 'subscriber');
+    const conn = redis.connect();
+    const errors: string[] = [];
+    let reconnects = 0;
+    subscriber.on('error', (error: Error) => errors.push(error.message));
+    subscriber.on('reconnecting', () => reconnects++);
+    try {
+      const received: string[] = [];
+      subscriber.on('message', (_channel: string, message: string) => received.push(message));
+      const channel = `${redis.prefix}:early`;
+      // 'connect' is the moment ioredis writes commands but has not checked the server yet.
+      await new Promise<void>((resolve, reject) => {
+        subscriber.once('connect', () => {
+          subscriber.subscribe(channel).then(() => resolve(), reject);
+        });
+      });
+      await waitFor(() => subscriber.status === 'ready');
+      await conn.publish(channel, 'hello');
+      await waitFor(() => received.length === 1);
+      // With a ready check, ioredis refuses its own INFO in subscriber mode and reconnects.
+      expect(errors).toEqual([]);
+      expect(reconnects).toBe(0);
+      expect(received).toEqual(['hello']);
+    } finally {
+      subscriber.disconnect();
+      conn.disconnect();
     }
   });
 });
