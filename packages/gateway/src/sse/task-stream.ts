@@ -1,5 +1,13 @@
 import type { ServerResponse } from 'node:http';
-import { errorMessage, Keys, type Logger, type SessionRecord, type StoredTask, taskExpired } from '@taskgate/core';
+import {
+  errorMessage,
+  isRedisUnavailable,
+  Keys,
+  type Logger,
+  type SessionRecord,
+  type StoredTask,
+  taskExpired,
+} from '@taskgate/core';
 import { type RequestId, toJsonRpcError } from '@taskgate/protocol';
 import { cancelUnlessResumed } from '../outcomes/cancel-call.js';
 import { auditRetrieval, directCallOutcome, terminalOutcome } from '../outcomes/task-outcome.js';
@@ -76,6 +84,16 @@ export async function runTaskStream(
       ? finishResult(ctx, stream, target, waited)
       : finishDirect(ctx, stream, target, waited));
   } catch (error) {
+    if (isRedisUnavailable(error)) {
+      // Redis did not answer: the stream ends undone, so the client resumes it (Last-Event-ID) and gets every
+      // event it missed once Redis answers again, instead of an error that would end its wait for the result.
+      streamLogger(ctx, stream, target).warn(
+        { err: errorMessage(error) },
+        'task stream interrupted: Redis does not answer',
+      );
+      stream.end(services.options.sseRetryMs);
+      return;
+    }
     streamLogger(ctx, stream, target).error({ err: errorMessage(error) }, 'task stream failed');
     await stream.emit(errorResponse(target.rpcId, toJsonRpcError(error)), { done: '1' }).catch(() => false);
   } finally {
