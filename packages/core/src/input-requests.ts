@@ -54,11 +54,16 @@ export class InputRequests {
   async create(taskId: string, ownerId: string, method: string, lifetimeMs: number): Promise<string> {
     const requestId = `in-${Keys.tagOf(taskId)}${randomBytes(16).toString('base64url')}`;
     const key = this.#keys.inputRequest(requestId);
-    await this.#redis
+    const replies = await this.#redis
       .multi()
       .hset(key, 'taskId', taskId, 'owner', ownerId, 'method', method)
       .pexpire(key, lifetimeMs)
       .exec();
+    // A transaction Redis discarded, or one of its commands refused, must not hand out the id of a request
+    // that does not exist (its answer would find nothing and the task would wait for it in vain).
+    const refused =
+      replies === null ? new Error('the transaction was discarded') : replies.find(([error]) => error)?.[0];
+    if (refused) throw new Error(`The input request could not be registered: ${refused.message}`);
     return requestId;
   }
 

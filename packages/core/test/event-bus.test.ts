@@ -176,9 +176,9 @@ describe('EventBus', () => {
           subscriber.subscribe(channel).then(() => resolve(), reject);
         });
       });
-      await waitFor(() => subscriber.status === 'ready');
+      await waitFor(() => subscriber.status === 'ready', 'the subscriber is ready');
       await conn.publish(channel, 'hello');
-      await waitFor(() => received.length === 1);
+      await waitFor(() => received.length === 1, 'the message');
       // With a ready check, ioredis refuses its own INFO in subscriber mode and reconnects.
       expect(errors).toEqual([]);
       expect(reconnects).toBe(0);
