@@ -18,12 +18,13 @@ function wait(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** `sleep {ms}` (optional): waits, abortably, then says so. */
+/** `sleep {ms}` (optional): waits, abortably, then says so; one at a time per worker, so a second one waits. */
 export const sleep = defineTool({
   name: 'sleep',
   description: 'Waits for ms milliseconds',
   inputSchema: z.object({ ms: z.int().min(0).max(60_000) }),
   taskSupport: 'optional',
+  concurrency: 1,
   async handler({ ms }, ctx) {
     await wait(ms, ctx.signal);
     return `slept ${ms} ms`;
