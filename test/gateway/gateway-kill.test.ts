@@ -5,7 +5,11 @@ import {
   type ForkedProcess,
   forkNode,
   type Haproxy,
+  waitFor as pollUntil,
+  postHeaders,
   type RedisServer,
+  rawCall,
+  rawInitialize,
   startHaproxy,
   startRedis,
   uniquePrefix,
@@ -67,40 +71,14 @@ afterAll(async () => {
 }, 30_000);
 
 const endpoint = (): string => `${haproxy.origin}/mcp`;
-const headers = (sessionId?: string, extra: Record<string, string> = {}): Record<string, string> => ({
-  'Content-Type': 'application/json',
-  Accept: 'application/json, text/event-stream',
-  'MCP-Protocol-Version': '2025-11-25',
-  ...(sessionId !== undefined && { 'Mcp-Session-Id': sessionId }),
-  ...extra,
-});
-
-async function rawSession(): Promise<string> {
-  const response = await fetch(endpoint(), {
-    method: 'POST',
-    headers: headers(),
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-    }),
-  });
-  await response.text();
-  return response.headers.get('mcp-session-id') as string;
-}
+const headers = (sessionId?: string, extra: Record<string, string> = {}) => postHeaders(sessionId, extra);
 
 async function rawRequest(sessionId: string, method: string, params: unknown) {
-  const response = await fetch(endpoint(), {
-    method: 'POST',
-    headers: headers(sessionId),
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const text = await response.text();
-  if (!response.headers.get('content-type')?.startsWith('application/json')) {
-    throw new Error(`${method}: HTTP ${response.status} ${text}\n${haproxy.output()}`);
+  const response = await rawCall(endpoint(), sessionId, method, params);
+  if (!String(response.headers['content-type']).startsWith('application/json')) {
+    throw new Error(`${method}: HTTP ${response.status} ${response.text}\n${haproxy.output()}`);
   }
-  return JSON.parse(text) as { result?: Record<string, unknown>; error?: unknown };
+  return response.json() as { result?: Record<string, unknown>; error?: unknown };
 }
 
 async function openSse(sessionId: string, message?: unknown, lastEventId?: string): Promise<RawSse> {
@@ -113,13 +91,9 @@ async function openSse(sessionId: string, message?: unknown, lastEventId?: strin
   return raw;
 }
 
-async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+/** The harness's poll, with time for a loaded machine. */
+const waitFor = (check: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> =>
+  pollUntil(check, what, timeoutMs);
 
 type Message = Record<string, unknown> & { method?: string; params?: Record<string, unknown> };
 const related = (taskId: string) => ({ [RELATED_TASK_META_KEY]: { taskId } });
@@ -134,7 +108,7 @@ describe('gateway kill -9 while carrying streams', () => {
     await haproxy.setServerState(1, 'maint');
     await haproxy.setServerState(2, 'maint');
     await haproxy.waitForStates(['UP', 'MAINT', 'MAINT']);
-    const sessionId = await rawSession();
+    const sessionId = await rawInitialize(endpoint());
     const get = await openSse(sessionId);
     await waitFor(() => get.events.length > 0, 'the priming event');
     const run = async (ticks: number, ms: number, token?: string): Promise<string> => {

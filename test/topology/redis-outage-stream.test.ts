@@ -1,19 +1,8 @@
-import { fileURLToPath } from 'node:url';
-import {
-  type ForkedProcess,
-  forkNode,
-  freePort,
-  type PersistentRedis,
-  postHeaders,
-  rawCall,
-  rawInitialize,
-  sleepMs,
-  startPersistentRedis,
-  uniquePrefix,
-} from '@taskgate/test-harness';
+import { postHeaders, rawCall, rawInitialize, sleepMs } from '@taskgate/test-harness';
 import { afterEach, describe, expect, it } from 'vitest';
-import { forkGateway, waitForOutput } from '../gateway/fixtures/processes.js';
+
 import { RawSse } from '../gateway/fixtures/raw-sse.js';
+import { type Pods, startPods } from './outage-pods.js';
 
 // A tasks/result stream that is open when Redis goes away: the gateway's commands for it time out, and the
 // stream must end without a response (the client resumes it with Last-Event-ID) rather than answer -32603,
@@ -21,31 +10,19 @@ import { RawSse } from '../gateway/fixtures/raw-sse.js';
 // carries the task's progress it missed and its result, each exactly once.
 
 const COMMAND_TIMEOUT_MS = 1000;
-const root = fileURLToPath(new URL('../../', import.meta.url));
 
 describe('a tasks/result stream across a Redis outage', () => {
-  let redis: PersistentRedis | undefined;
-  const procs: ForkedProcess[] = [];
+  let pods: Pods | undefined;
   afterEach(async () => {
-    await Promise.all(procs.splice(0).map((proc) => proc.stop('SIGKILL')));
-    await redis?.stop();
-    redis = undefined;
+    if (pods === undefined) return;
+    await Promise.all([pods.gateway.stop('SIGKILL'), pods.worker.stop('SIGKILL')]);
+    await pods.redis.stop();
+    pods = undefined;
   });
 
   it('[RES-2] a stream cut during the outage gets no error; resumed after it, every progress arrives once, then the result', async () => {
-    redis = await startPersistentRedis();
-    const env = {
-      REDIS_URL: redis.url,
-      TASKGATE_KEY_PREFIX: uniquePrefix('outage-stream'),
-      TASKGATE_CURSOR_SECRET: 'outage-stream-cursor-secret-0123',
-      TASKGATE_REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
-      TASKGATE_METRICS_PORT: String(await freePort()),
-    };
-    const worker = forkNode(`${root}packages/cli/src/run.ts`, ['worker', '--tools', '@taskgate/examples'], env);
-    procs.push(worker);
-    const { proc: gateway, url } = await forkGateway(env);
-    procs.push(gateway);
-    await waitForOutput(worker, /worker ready/, 60_000);
+    pods = await startPods(COMMAND_TIMEOUT_MS);
+    const { redis, url } = pods;
     const sessionId = await rawInitialize(url);
     const created = await rawCall(url, sessionId, 'tools/call', {
       name: 'report',

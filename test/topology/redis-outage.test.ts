@@ -1,19 +1,6 @@
-import { fileURLToPath } from 'node:url';
-import {
-  type ForkedProcess,
-  forkNode,
-  freePort,
-  type PersistentRedis,
-  type RawResponse,
-  raw,
-  rawCall,
-  rawInitialize,
-  sleepMs,
-  startPersistentRedis,
-  uniquePrefix,
-} from '@taskgate/test-harness';
+import { type PersistentRedis, type RawResponse, raw, rawCall, rawInitialize, sleepMs } from '@taskgate/test-harness';
 import { afterEach, describe, expect, it } from 'vitest';
-import { forkGateway, waitForOutput } from '../gateway/fixtures/processes.js';
+import { type Pods, startPods } from './outage-pods.js';
 
 // Redis goes away for OUTAGE_MS while a gateway and a worker (real `taskgate` processes) carry tasks, some
 // running and some waiting: killed (connections refused) and restarted from its AOF (`appendfsync always`), or
@@ -31,8 +18,6 @@ const ANSWER_BOUND_MS = COMMAND_TIMEOUT_MS + 1500;
 const RUNNING_MS = 3000;
 const WAITING = 3;
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-
 type Answer = { readonly status: number; readonly ms: number; readonly response: RawResponse };
 
 /** The response and how long it took; fails the test if none came within `boundMs` (a hang). */
@@ -48,29 +33,6 @@ async function timed(request: Promise<RawResponse>, what: string, boundMs = ANSW
   } finally {
     clearTimeout(timer);
   }
-}
-
-interface Pods {
-  readonly redis: PersistentRedis;
-  readonly url: string;
-  readonly ready: string;
-  readonly worker: ForkedProcess;
-  readonly gateway: ForkedProcess;
-}
-
-async function startPods(): Promise<Pods> {
-  const redis = await startPersistentRedis();
-  const env = {
-    REDIS_URL: redis.url,
-    TASKGATE_KEY_PREFIX: uniquePrefix('outage'),
-    TASKGATE_CURSOR_SECRET: 'outage-cursor-secret-0123456789',
-    TASKGATE_REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
-    TASKGATE_METRICS_PORT: String(await freePort()),
-  };
-  const worker = forkNode(`${root}packages/cli/src/run.ts`, ['worker', '--tools', '@taskgate/examples'], env);
-  const { proc: gateway, url } = await forkGateway(env);
-  await waitForOutput(worker, /worker ready/, 60_000);
-  return { redis, url, ready: `${new URL(url).origin}/readyz`, worker, gateway };
 }
 
 const rpc = (sessionId: string, pods: Pods) => ({
@@ -136,7 +98,7 @@ describe.each([
   });
 
   it('[LIF-1] requests answer 503 + Retry-After in time, /readyz turns 503 and back, no acknowledged task is lost', async () => {
-    const p = await startPods();
+    const p = await startPods(COMMAND_TIMEOUT_MS);
     pods = p;
     const sessionId = await rawInitialize(p.url);
     const { call } = rpc(sessionId, p);
