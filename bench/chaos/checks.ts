@@ -42,6 +42,8 @@ export interface Checked {
   };
   /** Clients that never got a `tasks/result` response for a task that completed or failed. */
   readonly resultsMissing: number;
+  /** The tasks whose result never came (at most 50). */
+  readonly missingIds: string[];
   readonly resumes: number;
   readonly restarts: number;
   /** create → result, ms, by phase. */
@@ -123,6 +125,7 @@ export function check(
   let completedWithoutExecution = 0;
   const events = { tasks: 0, expected: 0, lost: 0, duplicated: 0 };
   let resultsMissing = 0;
+  const missingIds: string[] = [];
   const latencies: Record<'warmup' | 'faults', number[]> = { warmup: [], faults: [] };
   for (const task of tasks) {
     byKind[task.kind] = (byKind[task.kind] ?? 0) + 1;
@@ -152,6 +155,7 @@ export function check(
       task.resultAt === undefined
     ) {
       resultsMissing += 1;
+      if (missingIds.length < 50) missingIds.push(task.taskId);
     }
     if (kind === 'progress' && state.status === 'completed' && task.resultAt !== undefined) {
       events.tasks += 1;
@@ -186,6 +190,7 @@ export function check(
     completedWithoutExecution,
     events,
     resultsMissing,
+    missingIds,
     resumes: tasks.reduce((sum, task) => sum + task.resumes, 0),
     restarts: tasks.reduce((sum, task) => sum + task.restarts, 0),
     latency,

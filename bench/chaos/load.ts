@@ -39,6 +39,8 @@ export interface TaskRecord {
   cancelAnswer?: string;
   /** What the client's last exchange of `tasks/result` ended with, when no response came. */
   lastTry?: string;
+  /** The first exchanges of `tasks/result` and its resumptions that gave no response (at most 12). */
+  readonly tries: string[];
 }
 
 /** What the whole load saw. */
@@ -202,6 +204,7 @@ async function runTask(
     inbox,
     resumes: 0,
     restarts: 0,
+    tries: [],
   };
   session.acknowledged(taskId, inbox);
   stats.tasks.push(record);
@@ -279,11 +282,15 @@ async function followResult(
     const why = response !== undefined ? 'error -32603' : result.status === 0 ? 'no answer' : `HTTP ${result.status}`;
     record.lastTry = `${resuming ? 'resume' : 'tasks/result'}: ${why}${result.complete ? '' : ' (dropped)'}`;
     bump(stats.retries, record.lastTry);
+    if (record.tries.length < 12) record.tries.push(`${record.lastTry} @${Date.now() - record.createdAt} ms`);
     if (result.lastEventId !== undefined) lastEventId = result.lastEventId;
-    else if (resuming && !retryable(result.status)) {
-      // The stream cannot be resumed (unknown or expired event id): ask for the result again.
+    else if (resuming && !retryable(result.status) && result.status !== 200) {
+      // The stream cannot be resumed (204: it has ended; 400/410: unknown or expired event id): ask for the
+      // result again. A resumption that answered 200 and then dropped before its first event is resumed from
+      // the same id again: asking anew would lose the progress sent meanwhile.
       lastEventId = undefined;
       record.restarts += 1;
+      bump(stats.retries, `tasks/result sent again after resume: HTTP ${result.status}`);
     }
     await sleep(delay);
   }

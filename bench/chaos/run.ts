@@ -94,6 +94,7 @@ async function run(config: ChaosConfig, processes: ProcessSet): Promise<number> 
     [1, 2, 3, 4, 5].some((step) => task.inbox.progress[step] !== 1);
   const stuckDetail = stats.tasks.filter((task) => checked.stuckIds.includes(task.taskId)).map(detail);
   const eventDetail = stats.tasks.filter(anomalous).map(detail);
+  const missingDetail = stats.tasks.filter((task) => checked.missingIds.includes(task.taskId)).map(detail);
   const record = {
     date: new Date().toISOString(),
     command,
@@ -106,6 +107,7 @@ async function run(config: ChaosConfig, processes: ProcessSet): Promise<number> 
     /** Times in ms since the faults began (negative: during the warm-up). */
     stuck: stuckDetail,
     eventAnomalies: eventDetail,
+    resultsMissing: missingDetail,
     faults,
     retries: Object.fromEntries(stats.retries),
     unacknowledged: Object.fromEntries(stats.unacknowledged),

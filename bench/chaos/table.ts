@@ -72,6 +72,7 @@ export function chaosProblems(checked: Checked): string[] {
   if (checked.lost > 0) problems.push(`${checked.lost} lost: ${checked.lostIds.slice(0, 10).join(', ')}`);
   if (checked.unreadable > 0) problems.push(`${checked.unreadable} tasks/get unreadable`);
   if (checked.events.lost > 0) problems.push(`${checked.events.lost} progress events lost`);
+  if (checked.resultsMissing > 0) problems.push(`${checked.resultsMissing} results never received`);
   if (checked.events.duplicated > 0) problems.push(`${checked.events.duplicated} progress events duplicated`);
   return problems;
 }

@@ -180,14 +180,12 @@ export class TaskStore {
       ],
     );
     if (reply.kind === 'limit') throw taskLimitExceeded(this.limits.maxActivePerOwner);
-    if (reply.kind === 'created') {
-      this.#sessionKeys.remember(taskId, input.session === undefined ? undefined : Keys.digest(input.session));
-    }
-    if (reply.kind === 'exists') {
-      throw new TaskgateError('TASK_ID_COLLISION', 'a freshly generated task id already exists');
-    }
+    this.#sessionKeys.remember(taskId, input.session === undefined ? undefined : Keys.digest(input.session));
+    // The id was generated just now, so a record under it is this call's own: its script ran, the reply was
+    // lost with the connection, and the client library sent the script again after reconnecting.
+    const stored = reply.kind === 'created' ? this.#snapshot(reply.snapshot) : await this.#ownCreation(taskId, ownerId);
     const created: StoredTask = {
-      ...this.#snapshot(reply.snapshot),
+      ...stored,
       ownerId,
       ...(input.progressToken !== undefined && { progressToken: input.progressToken }),
     };
@@ -384,6 +382,15 @@ export class TaskStore {
       default:
         return { ok: false, reason: reply.kind, status: reply.status };
     }
+  }
+
+  /** The record of a task this call created, when its script's reply was lost and the script ran again. */
+  async #ownCreation(taskId: string, ownerId: string): Promise<StoredTask> {
+    const stored = await this.read(taskId);
+    if (stored === undefined || stored.ownerId !== ownerId || stored.version !== 1) {
+      throw new TaskgateError('TASK_ID_COLLISION', 'a freshly generated task id already exists');
+    }
+    return stored;
   }
 
   #snapshot(snapshot: string): StoredTask {
