@@ -1,3 +1,4 @@
+import { createServer, type Socket, connect as tcpConnect } from 'node:net';
 import { EventBus, Keys, TaskStore } from '@taskgate/core';
 import { useRedis } from '@taskgate/test-harness';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -78,6 +79,27 @@ describe('TaskWatcher', () => {
     expect((await wait).kind).toBe('terminal');
   });
 
+  it('reads again within seconds, not at the safety interval, when a read failed', async () => {
+    const { bus, keys, create, finishSilently, channels } = setUp(600_000);
+    const taskId = await create();
+    // The watcher's reads go through a relay that refuses connections until it is opened.
+    const relay = await closedRelay(redis.server.port);
+    const connection = redis.connect({ port: relay.port, enableOfflineQueue: false, retryStrategy: () => 100 });
+    connection.on('error', () => {});
+    const store = new TaskStore({ redis: connection, keys, cursorSecret: 'task-watcher-test-secret-0123456789' });
+    const reading = new TaskWatcher({ bus, store, safetyMs: 600_000 });
+    const wait = reading.untilTerminal(taskId, { signal: new AbortController().signal });
+    while ((await channels(taskId)) === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    // Finished without a message: only a read finds it, and the one after subscribing failed.
+    await finishSilently(taskId);
+    await relay.open();
+    try {
+      expect((await wait).kind).toBe('terminal');
+    } finally {
+      await relay.close();
+    }
+  }, 15_000);
+
   it('answers an aborted wait at once and keeps nothing of it', async () => {
     const { watcher, create } = setUp(60_000);
     const taskId = await create();
@@ -87,3 +109,26 @@ describe('TaskWatcher', () => {
     expect(watcher.watched).toBe(0);
   });
 });
+
+/** A TCP relay to Redis on a port of its own that refuses connections until `open`. */
+async function closedRelay(target: number): Promise<{ port: number; open(): Promise<void>; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = tcpConnect(target, '127.0.0.1');
+    sockets.add(client).add(upstream);
+    client.pipe(upstream).pipe(client);
+    for (const socket of [client, upstream]) socket.on('error', () => socket.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return {
+    port: address.port,
+    open: () => new Promise<void>((resolve) => server.listen(address.port, '127.0.0.1', resolve)),
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

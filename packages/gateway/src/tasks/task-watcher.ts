@@ -24,6 +24,8 @@ const ABORTED: WatchOutcome = { kind: 'aborted' };
 const GONE: WatchOutcome = { kind: 'gone' };
 /** Tasks per pipeline of a safety re-read. */
 const BATCH = 1000;
+/** Delay of the re-read that follows a failed subscription or read (Redis away): not the full safety interval. */
+const RETRY_MS = 1000;
 
 /** One `untilTerminal` call. It is its signal's abort listener itself (`handleEvent`): no closure per waiter. */
 class Waiter {
@@ -50,7 +52,7 @@ class Watch {
   /** Receives the task channel's messages (one function per watched task). */
   readonly listener: (message: string) => void;
   readonly #release: (watch: Watch) => void;
-  /** `pending` until Redis confirmed the SUBSCRIBE; `failed`: subscribed again at the next safety re-read. */
+  /** `pending` until Redis confirmed the SUBSCRIBE; `failed`: subscribed again at the next sweep. */
   subscription: 'pending' | 'live' | 'failed' = 'pending';
   unsubscribe: (() => Promise<void>) | undefined;
   /** No waiter left: the watch is out of the watcher's map. */
@@ -99,6 +101,7 @@ export class TaskWatcher {
   readonly #safetyMs: number;
   readonly #watches = new Map<string, Watch>();
   #timer: NodeJS.Timeout | undefined;
+  #retry: NodeJS.Timeout | undefined;
   #sweeping = false;
   #again = false;
   readonly #onMessage = (watch: Watch, message: string): void => this.#message(watch, message);
@@ -156,7 +159,8 @@ export class TaskWatcher {
         for (let i = 0; i < watches.length; i += BATCH) await this.#rereadStatus(watches.slice(i, i + BATCH));
       } while (this.#again);
     } catch {
-      // Redis unavailable: the next sweep tries again.
+      // Redis unavailable: tried again soon.
+      this.#retrySoon();
     } finally {
       this.#sweeping = false;
     }
@@ -172,9 +176,10 @@ export class TaskWatcher {
         this.#reread(watch);
       },
       () => {
-        // No subscription (the bus is closing, or Redis is away): re-read now; the safety timer subscribes again.
+        // No subscription (the bus is closing, or Redis is away): re-read now, and subscribe again soon.
         watch.subscription = 'failed';
         this.#reread(watch);
+        this.#retrySoon();
       },
     );
   }
@@ -184,8 +189,21 @@ export class TaskWatcher {
     if (watch.released) return;
     this.#store.read(watch.taskId).then(
       (record) => watch.check(record),
-      () => {},
+      () => this.#retrySoon(),
     );
+  }
+
+  /**
+   * A sweep in `RETRY_MS`, after a subscription or a read failed: a change the watch missed meanwhile would
+   * otherwise wait for the safety interval (or a reconnect of the subscriber, which may have come before).
+   */
+  #retrySoon(): void {
+    if (this.#retry !== undefined || this.#watches.size === 0) return;
+    this.#retry = setTimeout(() => {
+      this.#retry = undefined;
+      void this.sweep();
+    }, RETRY_MS);
+    this.#retry.unref();
   }
 
   /** The status of many watched tasks in one pipeline; a full read only of those that ended. */
@@ -216,6 +234,10 @@ export class TaskWatcher {
     if (this.#watches.size === 0 && this.#timer !== undefined) {
       clearInterval(this.#timer);
       this.#timer = undefined;
+    }
+    if (this.#watches.size === 0 && this.#retry !== undefined) {
+      clearTimeout(this.#retry);
+      this.#retry = undefined;
     }
   }
 
