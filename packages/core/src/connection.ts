@@ -65,8 +65,13 @@ const ROLE_OPTIONS = {
   // No ready check (INFO) on the subscriber: a SUBSCRIBE written while the connection is still connecting
   // (ioredis sends it at once) puts it in subscriber mode, where ioredis refuses its own INFO, calls the
   // connection failed and rejects every command queued on it; a reconnect under load hit exactly that.
+  // Nor a command given up after some reconnects, nor CLIENT SETINFO: with either, a connection that a proxy
+  // accepts and then drops (Redis behind it down) ends the wait for its replies, ioredis then declares the dead
+  // connection ready, spends its saved subscriptions and SUBSCRIBEs on it, and none are ever sent again.
   subscriber: {
     enableReadyCheck: false,
+    maxRetriesPerRequest: null,
+    disableClientInfo: true,
     autoResubscribe: true,
     enableOfflineQueue: true,
     lazyConnect: false,
