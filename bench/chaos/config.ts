@@ -28,6 +28,8 @@ export interface ChaosConfig {
   readonly crashDetectMs: number;
   /** Where the JSON record goes. */
   readonly json: string;
+  /** LOG_LEVEL of the gateways and workers (their logs are kept when the run fails). */
+  readonly logLevel: string;
 }
 
 export const USAGE = `Usage: bash scripts/chaos [--quick] [options]
@@ -47,7 +49,10 @@ export const USAGE = `Usage: bash scripts/chaos [--quick] [options]
   --redis-restarts N    Redis restarts mid-run (default 1)
   --crash-detect-ms MS  workers' BullMQ lock duration and stalled interval (default 5000)
   --json PATH           where to write the JSON record (default bench/results/chaos-latest[-quick].json)
+  --log-level L         LOG_LEVEL of gateways and workers, logs kept when the run fails (default warn)
   --help`;
+
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'];
 
 const integer = (flag: string, value: string | undefined, min: number): number => {
   const parsed = Number(value);
@@ -78,6 +83,7 @@ export function parseChaosConfig(argv: readonly string[], root: string): ChaosCo
   };
   const minimum: Record<string, number> = { gateways: 1, workers: 1, sessions: 1, 'crash-detect-ms': 1000 };
   let json = join(root, 'bench', 'results', quick ? 'chaos-latest-quick.json' : 'chaos-latest.json');
+  let logLevel = 'warn';
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     if (arg === '--help' || arg === '-h') throw new Error(USAGE);
@@ -86,6 +92,14 @@ export function parseChaosConfig(argv: readonly string[], root: string): ChaosCo
       const path = argv[++i];
       if (path === undefined || path === '') throw new Error('--json needs a path');
       json = path;
+      continue;
+    }
+    if (arg === '--log-level') {
+      const level = argv[++i];
+      if (level === undefined || !LOG_LEVELS.includes(level)) {
+        throw new Error(`--log-level needs one of ${LOG_LEVELS.join(', ')}, got '${level ?? ''}'`);
+      }
+      logLevel = level;
       continue;
     }
     const name = arg.replace(/^--/, '');
@@ -110,6 +124,7 @@ export function parseChaosConfig(argv: readonly string[], root: string): ChaosCo
     redisRestarts: v('redis-restarts'),
     crashDetectMs: v('crash-detect-ms'),
     json,
+    logLevel,
   };
 }
 

@@ -73,7 +73,7 @@ export async function startChaosTopology(
     TASKGATE_REDIS_SENTINELS: '',
     TASKGATE_KEY_PREFIX: 'chaos',
     TASKGATE_CURSOR_SECRET: randomBytes(24).toString('base64url'),
-    LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'warn',
+    LOG_LEVEL: config.logLevel,
     // The run measures delivery under faults, not the per-principal rate limits.
     TASKGATE_RATE_LIMIT_CREATE: 'off',
     TASKGATE_RATE_LIMIT_READ: 'off',
