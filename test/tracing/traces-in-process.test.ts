@@ -1,6 +1,7 @@
 import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { configureTracing } from '@taskgate/core';
 import { createGateway } from '@taskgate/gateway';
 import { useRedis, waitFor } from '@taskgate/test-harness';
 import { createWorker } from '@taskgate/worker';
@@ -159,5 +160,50 @@ describe('traces with the in-memory exporter (gateway and worker in one process)
     const request = only('tools/call flaky');
     expect(parentOf(request)).toBeUndefined();
     expect(only('process tool.flaky').spanContext().traceId).toBe(request.spanContext().traceId);
+  });
+});
+
+describe('Redis spans (TASKGATE_TRACE_REDIS)', () => {
+  afterEach(() => {
+    configureTracing({ redisSpans: false });
+  });
+
+  it("adds a span per Lua script and BullMQ's own spans to the task's trace, naming scripts only", async () => {
+    configureTracing({ redisSpans: true });
+    const url = await start();
+    const client = newTraceparent();
+    const sessionId = await initialize(url);
+    const taskId = await createTask(
+      url,
+      sessionId,
+      'flaky',
+      { secret: SECRET, failures: 0 },
+      { traceparent: client.traceparent },
+    );
+    await resultAnswering(url, sessionId, taskId, 'unused');
+    await waitFor(() => named('EVALSHA finishTask').length > 0, 'the finish script span', 10_000);
+    await waitFor(() => named('process tool.flaky').length === 2, "taskgate's and BullMQ's process spans", 10_000);
+
+    const request = only('tools/call flaky');
+    const create = named('EVALSHA createTask').find((span) => parentOf(span) === request.spanContext().spanId);
+    expect(create?.kind).toBe(SpanKind.CLIENT);
+    expect(create?.attributes).toEqual({
+      'db.system.name': 'redis',
+      'db.operation.name': 'EVALSHA',
+      'db.stored_procedure.name': 'createTask',
+    });
+    // BullMQ's add span is a child of taskgate's send span; its process span is the parent of taskgate's.
+    const send = only('send tool.flaky');
+    const add = named('add tool.flaky.flaky').find((span) => parentOf(span) === send.spanContext().spanId);
+    expect(add?.spanContext().traceId).toBe(client.traceId);
+    const pair = named('process tool.flaky');
+    const inner = pair.find((span) => pair.some((other) => parentOf(span) === other.spanContext().spanId));
+    const outer = pair.find((span) => span !== inner);
+    expect(inner, 'a process span inside the other').toBeDefined();
+    expect(inner?.attributes['mcp.task.id']).toBe(taskId);
+    expect(outer?.spanContext().traceId).toBe(client.traceId);
+    const started = named('EVALSHA startTask').find((span) => parentOf(span) === inner?.spanContext().spanId);
+    expect(started?.spanContext().traceId).toBe(client.traceId);
+    expect(JSON.stringify(spans().map((span) => span.attributes))).not.toContain(SECRET);
   });
 });

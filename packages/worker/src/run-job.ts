@@ -92,10 +92,21 @@ export async function runJob(deps: RunnerDeps, job: Job<ToolJobData>, token: str
     'gen_ai.tool.name': data.tool,
     'taskgate.attempt': attempt,
   };
-  const parent = contextFromCarrier(data.trace);
+  const parent = parentContext(data);
   return inSpan(`process ${job.queueName}`, { kind: SpanKind.CONSUMER, attributes, parent }, () =>
     execute(deps, job, token, attempt),
   );
+}
+
+/**
+ * The parent of an execution's span: the enqueueing span named by the job data, or BullMQ's own `process`
+ * span when its telemetry is on (TASKGATE_TRACE_REDIS) and runs in that same trace.
+ */
+function parentContext(data: ToolJobData) {
+  const fromJob = contextFromCarrier(data.trace);
+  const active = trace.getActiveSpan();
+  const traceId = trace.getSpan(fromJob)?.spanContext().traceId;
+  return active?.isRecording() && active.spanContext().traceId === traceId ? context.active() : fromJob;
 }
 
 /** Records the task's status after this execution on the execution's span. */
