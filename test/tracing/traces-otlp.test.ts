@@ -1,3 +1,4 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { Keys } from '@taskgate/core';
@@ -64,10 +65,10 @@ async function startReceiver(): Promise<{ server: Server; endpoint: string; bodi
   return { server, endpoint: `http://127.0.0.1:${address.port}`, bodies, paths };
 }
 
-const valueOf = (value: AnyValue): unknown =>
+const plainValue = (value: AnyValue): unknown =>
   value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : (value.boolValue ?? value.doubleValue));
 const attributesOf = (list: KeyValue[] = []): Record<string, unknown> =>
-  Object.fromEntries(list.map(({ key, value }) => [key, valueOf(value)]));
+  Object.fromEntries(list.map(({ key, value }) => [key, plainValue(value)]));
 
 function spansOf(bodies: readonly string[]): ReceivedSpan[] {
   return bodies.flatMap((body) =>
@@ -79,6 +80,37 @@ function spansOf(bodies: readonly string[]): ReceivedSpan[] {
     }),
   );
 }
+
+const KINDS = ['UNSPECIFIED', 'INTERNAL', 'SERVER', 'CLIENT', 'PRODUCER', 'CONSUMER'];
+const SHOWN = ['mcp.method', 'mcp.tool', 'mcp.task.id', 'mcp.task.status', 'taskgate.attempt', 'jsonrpc.request.id'];
+
+/** The span tree of one trace as text (the README's trace example is one such run). */
+function renderTree(spans: readonly ReceivedSpan[]): string {
+  const ids = new Set(spans.map((received) => received.span.spanId));
+  const children = (parent: string | undefined) =>
+    spans
+      .filter((received) =>
+        parent === undefined ? !ids.has(received.span.parentSpanId ?? '') : received.span.parentSpanId === parent,
+      )
+      .sort((a, b) => Number(BigInt(startOf(a)) - BigInt(startOf(b))));
+  const lines: string[] = [];
+  const walk = (received: ReceivedSpan, depth: number): void => {
+    const { span, service, attributes } = received;
+    const ms =
+      Number(BigInt(String((span as { endTimeUnixNano?: string }).endTimeUnixNano)) - BigInt(startOf(received))) / 1e6;
+    const shown = SHOWN.filter((key) => attributes[key] !== undefined).map(
+      (key) => `${key}=${String(attributes[key])}`,
+    );
+    lines.push(
+      `${'  '.repeat(depth)}${span.name}  [${service} ${KINDS[span.kind]} ${ms.toFixed(1)} ms]  ${shown.join(' ')}`.trimEnd(),
+    );
+    for (const child of children(span.spanId)) walk(child, depth + 1);
+  };
+  for (const rootSpan of children(undefined)) walk(rootSpan, 0);
+  return `${lines.join('\n')}\n`;
+}
+const startOf = (received: ReceivedSpan): string =>
+  String((received.span as { startTimeUnixNano?: string }).startTimeUnixNano);
 
 describe('traces exported with OTLP/HTTP JSON by separate gateway and worker processes', () => {
   let redis: RedisServer;
@@ -194,6 +226,11 @@ describe('traces exported with OTLP/HTTP JSON by separate gateway and worker pro
     const elicitation = find('elicitation/create');
     expect(elicitation.span.parentSpanId).toBe(execute.span.spanId);
     expect(elicitation.attributes['mcp.task.id']).toBe(taskId);
+
+    // The span tree of this run, for people (test-results/ is not committed).
+    const output = `${root}test-results/traces`;
+    mkdirSync(output, { recursive: true });
+    writeFileSync(`${output}/greet-task.txt`, `traceparent ${client.traceparent}\n${renderTree(inTrace)}`);
 
     const everything = receiver.bodies.join('\n');
     for (const secret of [SECRET, TOKEN, PRINCIPAL, sessionId]) expect(everything).not.toContain(secret);
