@@ -3,11 +3,11 @@ import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@o
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { configureTracing } from '@taskgate/core';
 import { createGateway } from '@taskgate/gateway';
-import { useRedis, waitFor } from '@taskgate/test-harness';
+import { postHeaders, raw, useRedis, waitFor } from '@taskgate/test-harness';
 import { createWorker } from '@taskgate/worker';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTask, initialize, newTraceparent, resultAnswering } from './fixtures/client.js';
-import { tools } from './fixtures/tools.js';
+import { prompts, tools } from './fixtures/tools.js';
 
 // A gateway and a worker in this process, with the SDK's in-memory exporter registered as the global
 // tracer provider; real Redis, real BullMQ, real HTTP.
@@ -36,7 +36,7 @@ async function start(): Promise<string> {
     cursorSecret: 'trace-test-cursor-secret-0123456789',
   });
   const { url } = await gateway.listen(0, '127.0.0.1');
-  const worker = createWorker({ redis: redis.url, prefix: redis.prefix, tools, statusCheckMs: 500 });
+  const worker = createWorker({ redis: redis.url, prefix: redis.prefix, tools, prompts, statusCheckMs: 500 });
   await worker.ready;
   stop = async () => {
     await worker.close({ deadlineMs: 500 });
@@ -149,6 +149,31 @@ describe('traces with the in-memory exporter (gateway and worker in one process)
     expect(attempts[2]?.attributes['mcp.task.status']).toBe('completed');
     expect(attempts[0]?.attributes['mcp.task.status']).toBeUndefined();
     expect(JSON.stringify(spans().map((span) => [span.name, span.attributes, span.status]))).not.toContain(SECRET);
+  });
+
+  it("runs a read (prompts/get) in the request's trace", async () => {
+    const url = await start();
+    const client = newTraceparent();
+    const sessionId = await initialize(url);
+    const response = await raw(url, {
+      headers: postHeaders(sessionId, { traceparent: client.traceparent }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 5,
+        method: 'prompts/get',
+        params: { name: 'welcome', arguments: { who: SECRET } },
+      }),
+    });
+    expect(response.status, response.text).toBe(200);
+    await waitFor(() => spans().some((span) => span.name.startsWith('process reads.')), 'the read span', 10_000);
+    const request = only('prompts/get welcome');
+    expect(request.spanContext().traceId).toBe(client.traceId);
+    expect(request.attributes['gen_ai.prompt.name']).toBe('welcome');
+    const read = spans().find((span) => span.name.startsWith('process reads.')) as ReadableSpan;
+    expect(read.kind).toBe(SpanKind.CONSUMER);
+    expect(read.spanContext().traceId).toBe(client.traceId);
+    expect(read.attributes['mcp.method.name']).toBe('prompts/get');
+    expect(JSON.stringify(spans().map((span) => span.attributes))).not.toContain(SECRET);
   });
 
   it('answers a request without a traceparent under a new root span', async () => {
