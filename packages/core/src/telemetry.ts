@@ -41,9 +41,15 @@ export function configureTracing(options: Partial<TracingSettings>): void {
   if (options.redisSpans !== undefined) settings.redisSpans = options.redisSpans;
 }
 
-/** taskgate's tracer (the API's no-op tracer until an SDK registers a provider). */
+let cachedTracer: Tracer | undefined;
+
+/**
+ * taskgate's tracer: the API's proxy, which follows the provider an SDK registers (also one registered after
+ * the first call) and is the no-op tracer until then. Kept: asking the API for it allocates.
+ */
 export function tracer(): Tracer {
-  return trace.getTracer(TRACER_NAME);
+  cachedTracer ??= trace.getTracer(TRACER_NAME);
+  return cachedTracer;
 }
 
 /** The trace context of `ctx` (the active one by default) to put in a job, or undefined when nothing traces. */
