@@ -176,6 +176,33 @@ describe('traces with the in-memory exporter (gateway and worker in one process)
     expect(JSON.stringify(spans().map((span) => span.attributes))).not.toContain(SECRET);
   });
 
+  it("records a cancellation on the cancel request's span and on the execution's", async () => {
+    const url = await start();
+    const sessionId = await initialize(url);
+    const taskId = await createTask(url, sessionId, 'greet', { secret: SECRET });
+    // The tool waits for an answer nobody gives: cancel it while it waits.
+    const status = async (): Promise<unknown> => {
+      const got = await raw(url, {
+        headers: postHeaders(sessionId),
+        body: JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tasks/get', params: { taskId } }),
+      });
+      return (got.json() as { result?: { status?: unknown } }).result?.status;
+    };
+    await waitFor(async () => (await status()) === 'input_required', 'the elicitation to wait', 10_000);
+    const cancelled = await raw(url, {
+      headers: postHeaders(sessionId),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tasks/cancel', params: { taskId } }),
+    });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    await waitFor(() => named('process tool.greet').length === 1, 'the worker span', 10_000);
+    expect(only('tasks/cancel').attributes).toMatchObject({ 'mcp.task.id': taskId, 'mcp.task.status': 'cancelled' });
+    expect(only('process tool.greet').attributes).toMatchObject({
+      'mcp.task.status': 'cancelled',
+      'taskgate.discarded': 'cancelled',
+    });
+    expect(only('elicitation/create').status.code).toBe(2);
+  });
+
   it('answers a request without a traceparent under a new root span', async () => {
     const url = await start();
     const sessionId = await initialize(url);

@@ -153,7 +153,7 @@ async function execute(deps: RunnerDeps, job: Job<ToolJobData>, token: string | 
     throw error;
   });
   if (!started.ok) {
-    traceStatus(started.reason);
+    trace.getActiveSpan()?.setAttribute('taskgate.skipped', String(started.reason));
     await unwatch();
     logger.debug({ reason: started.reason }, 'the task is not live any more: job skipped');
     await def.onSkipped?.(data.taskId).catch((error: unknown) => {
@@ -219,7 +219,8 @@ async function conclude(c: Conclusion): Promise<void> {
   const aborted = c.signal.aborted ? (c.signal.reason as TaskAbortedError).kind : undefined;
   if (aborted === 'cancelled' || aborted === 'gone' || aborted === 'finished') {
     // The task is terminal or gone: whatever the handler produced is discarded (CNL-3).
-    traceStatus(aborted === 'cancelled' ? 'cancelled' : aborted);
+    trace.getActiveSpan()?.setAttribute('taskgate.discarded', aborted);
+    if (aborted === 'cancelled') traceStatus('cancelled');
     logger.info({ aborted, settled: settled.kind }, 'the task ended while its tool ran; the result is discarded');
     return;
   }
