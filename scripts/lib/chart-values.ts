@@ -79,6 +79,7 @@ const OVERRIDES: Readonly<Record<string, Schema>> = {
   'gateway.autoscaling.taskWaitersPerPod': { type: ['integer', 'null'], minimum: 1 },
   'gateway.autoscaling.sseStreamsPerPod': { type: ['integer', 'null'], minimum: 1 },
   'redis.url': { type: 'string', pattern: '^(rediss?://.*)?$' },
+  otel: { type: 'object', propertyNames: { pattern: '^OTEL_[A-Z0-9_]+$' }, additionalProperties: { type: 'string' } },
 };
 
 export interface ValueDoc {

@@ -105,7 +105,8 @@ describe('helm/taskgate: settings', () => {
     ]);
     for (const deployment of deployments) {
       const names = [...containerEnv(objects, deployment).keys()];
-      expect(names.filter((name) => !KNOWN_ENV.has(name))).toEqual([]);
+      // Besides taskgate's settings, only the OpenTelemetry SDK's variables of `otel`.
+      expect(names.filter((name) => !KNOWN_ENV.has(name) && !name.startsWith('OTEL_'))).toEqual([]);
     }
     // The full values set every setting their scope reads, except the file-or-inline alternatives of auth and
     // what needs an external Redis set-up the chart's own Redis is not (Sentinel, Cluster, ACL user, a CA file,
@@ -124,6 +125,11 @@ describe('helm/taskgate: settings', () => {
       }
       if (setting.scope !== 'worker') expect(gateway.has(setting.env), setting.env).toBe(true);
       if (setting.scope !== 'gateway') expect(worker.has(setting.env), setting.env).toBe(true);
+    }
+    // `otel` reaches every taskgate container.
+    for (const env of [gateway, worker, bridge]) {
+      expect(env.get('OTEL_EXPORTER_OTLP_ENDPOINT')).toBe('http://otel-collector.observability:4318');
+      expect(env.get('OTEL_EXPORTER_OTLP_PROTOCOL')).toBe('http/protobuf');
     }
   });
 

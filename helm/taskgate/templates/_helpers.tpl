@@ -67,6 +67,16 @@ settings whose variables have no prefix (HOST, PORT, LOG_LEVEL).
 {{- end }}
 {{- end }}
 
+{{/* The OpenTelemetry variables of `otel`, as ConfigMap data (only OTEL_* names). */}}
+{{- define "taskgate.otelData" -}}
+{{- range $key, $value := . }}
+{{- if not (regexMatch "^OTEL_[A-Z0-9_]+$" $key) }}
+{{- fail (printf "otel.%s: only OpenTelemetry variables (OTEL_*) belong here" $key) }}
+{{- end }}
+{{ $key }}: {{ $value | toString | quote }}
+{{- end }}
+{{- end }}
+
 {{/* The gateway's Service name. */}}
 {{- define "taskgate.gatewayService" -}}
 {{- printf "%s-gateway" (include "taskgate.fullname" .) }}

@@ -35,6 +35,15 @@ export const SETTINGS = [
     description: 'Level of the JSON logs on stdout (audit events are `info` and `warn`).',
   },
   {
+    env: 'TASKGATE_TRACE_REDIS',
+    flag: '--trace-redis',
+    scope: 'both',
+    schema: z.enum(['true', 'false']).transform((value) => value === 'true'),
+    default: 'false',
+    description:
+      "With OpenTelemetry tracing on (`OTEL_EXPORTER_OTLP_ENDPOINT` or `OTEL_TRACES_EXPORTER` set), also a span per Lua script and BullMQ's own spans (bullmq-otel): a debugging aid, many spans per task.",
+  },
+  {
     env: 'TASKGATE_DRAIN_TIMEOUT_MS',
     flag: '--drain-timeout-ms',
     scope: 'both',

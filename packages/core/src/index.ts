@@ -148,6 +148,25 @@ export {
   type TransitionResult,
   taskRefOf,
 } from './task-store.js';
+export {
+  type Attributes,
+  bullmqTelemetryOption,
+  type Context,
+  configureTracing,
+  context,
+  contextFromCarrier,
+  failSpan,
+  inSpan,
+  redisSpansOn,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  TRACER_NAME,
+  type TraceCarrier,
+  trace,
+  traceCarrierOf,
+  tracer,
+} from './telemetry.js';
 export { type CatalogEntry, ToolCatalog, type ToolCatalogOptions } from './tool-catalog.js';
 export { type ToolJobData, type ToolJobPolicy, ToolQueues, type ToolQueuesOptions } from './tool-queues.js';
 export { UriTemplate, type UriVariables } from './uri-template.js';

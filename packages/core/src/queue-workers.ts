@@ -1,6 +1,7 @@
 import { type Job, type Processor, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Keys } from './keys.js';
+import { bullmqTelemetryOption } from './telemetry.js';
 
 export { UnrecoverableError, WaitingError };
 
@@ -60,6 +61,7 @@ export function consumeQueue<D>(
     lockDuration: options.lockDurationMs,
     stalledInterval: options.stalledIntervalMs,
     maxStalledCount: options.maxStalledCount,
+    ...bullmqTelemetryOption(),
   });
   worker.on('error', (error) => options.onError?.(error));
   if (options.onFailed !== undefined) worker.on('failed', options.onFailed);

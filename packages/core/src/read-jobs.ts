@@ -1,4 +1,5 @@
 import type { CompleteRequestParams } from '@taskgate/protocol';
+import type { TraceCarrier } from './telemetry.js';
 
 /**
  * A read a gateway asks a worker to run for a client: `resources/read` (of a static resource, or of a URI a
@@ -37,6 +38,8 @@ export interface ReadJobData {
   readonly principal?: string;
   /** The client's declared capabilities and implementation info, from its session. */
   readonly client?: { readonly capabilities: Record<string, unknown>; readonly info?: Record<string, unknown> };
+  /** The trace context of the enqueueing span (see `ToolJobData.trace`). */
+  readonly trace?: TraceCarrier;
 }
 
 /** True for the job data of a read (as opposed to a tool call). */

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Cluster, type Redis } from 'ioredis';
 import { isClusterConnection } from './connection.js';
+import { inSpan, redisSpansOn, SpanKind } from './telemetry.js';
 
 const commandsDir = new URL('../commands/', import.meta.url);
 
@@ -110,6 +111,10 @@ export function scriptRunner(
       throw new Error(`script ${name} takes ${SCRIPT_KEY_COUNTS[name]} keys, got ${keys.length}`);
     }
     // biome-ignore lint/suspicious/noExplicitAny: ioredis adds defined commands to the client at run time.
-    return (redis as any)[`taskgate_${name}`](...keys, ...args) as Promise<unknown>;
+    const run = () => (redis as any)[`taskgate_${name}`](...keys, ...args) as Promise<unknown>;
+    if (!redisSpansOn()) return run();
+    // A debugging aid (TASKGATE_TRACE_REDIS): the script's name only, never its keys or arguments.
+    const attributes = { 'db.system.name': 'redis', 'db.operation.name': 'EVALSHA', 'db.stored_procedure.name': name };
+    return inSpan(`EVALSHA ${name}`, { kind: SpanKind.CLIENT, attributes }, run);
   };
 }

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { Keys } from './keys.js';
 import type { ReadJobData } from './read-jobs.js';
 import { awaitReplicas } from './replication.js';
+import { bullmqTelemetryOption, inSpan, SpanKind, type TraceCarrier, traceCarrierOf } from './telemetry.js';
 
 /** What a tool job carries. No tokens or secrets: the owner is a digest, the principal a name. */
 export interface ToolJobData {
@@ -16,6 +17,8 @@ export interface ToolJobData {
   readonly principal?: string;
   /** The client's declared capabilities and implementation info, from its session. */
   readonly client?: { readonly capabilities: Record<string, unknown>; readonly info?: Record<string, unknown> };
+  /** The trace context of the enqueueing span (only while tracing is on): the worker's spans join its trace. */
+  readonly trace?: TraceCarrier;
 }
 
 /** How BullMQ should run one tool's jobs. */
@@ -66,7 +69,11 @@ export class ToolQueues {
   queue(name: string): Queue {
     let queue = this.#queues.get(name);
     if (queue === undefined) {
-      queue = new Queue(name, { connection: this.#connection, prefix: this.#keys.bullPrefix(name) });
+      queue = new Queue(name, {
+        connection: this.#connection,
+        prefix: this.#keys.bullPrefix(name),
+        ...bullmqTelemetryOption(),
+      });
       this.#queues.set(name, queue);
     }
     return queue;
@@ -84,9 +91,23 @@ export class ToolQueues {
       removeOnFail: { age: 24 * 3600, count: 1000 },
       ...(policy.backoffMs !== undefined && { backoff: { type: 'exponential', delay: policy.backoffMs } }),
     };
-    await this.queue(policy.queue).add('tool' in data ? data.tool : data.read.method, data, options);
-    // With TASKGATE_REDIS_WAIT_REPLICAS, the task's record and its job are on replicas before it is acknowledged.
-    await awaitReplicas(this.#connection, [this.#keys.task(data.taskId), this.#keys.queueSlotKey(policy.queue)]);
+    const name = 'tool' in data ? data.tool : data.read.method;
+    const attributes = {
+      'messaging.system': 'bullmq',
+      'messaging.operation.type': 'send',
+      'messaging.operation.name': 'send',
+      'messaging.destination.name': policy.queue,
+      'messaging.message.id': data.taskId,
+      'mcp.task.id': data.taskId,
+    };
+    await inSpan(`send ${policy.queue}`, { kind: SpanKind.PRODUCER, attributes }, async () => {
+      // The job carries the context of this span (no field while nothing traces), so the worker joins the trace.
+      const carrier = traceCarrierOf();
+      const job = carrier === undefined ? data : { ...data, trace: carrier };
+      await this.queue(policy.queue).add(name, job, options);
+      // With TASKGATE_REDIS_WAIT_REPLICAS, the task's record and its job are on replicas before it is acknowledged.
+      await awaitReplicas(this.#connection, [this.#keys.task(data.taskId), this.#keys.queueSlotKey(policy.queue)]);
+    });
   }
 
   /** Removes a task's job if it has not started yet (a cancelled task's job need not wait its turn). */

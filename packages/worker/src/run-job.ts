@@ -1,10 +1,17 @@
 import {
+  context,
+  contextFromCarrier,
   errorMessage,
+  failSpan,
+  inSpan,
   type Logger,
   requeueJob,
+  SpanKind,
   type TaskRef,
   type ToolJobData,
   taskRefOf,
+  trace,
+  tracer,
   UnrecoverableError,
   WaitingError,
 } from '@taskgate/core';
@@ -72,10 +79,46 @@ export async function runJob(deps: RunnerDeps, job: Job<ToolJobData>, token: str
   if (typeof data?.taskId !== 'string' || typeof data.ownerId !== 'string' || typeof data.tool !== 'string') {
     throw new UnrecoverableError('Malformed job: a tool job needs string taskId, ownerId and tool');
   }
+  const attempt = job.attemptsMade + job.stalledCounter + 1;
+  // One span per execution (attempt), in the trace of the request that created the task (job data `trace`).
+  const attributes = {
+    'messaging.system': 'bullmq',
+    'messaging.operation.type': 'process',
+    'messaging.operation.name': 'process',
+    'messaging.destination.name': job.queueName,
+    'messaging.message.id': data.taskId,
+    'mcp.task.id': data.taskId,
+    'mcp.tool': data.tool,
+    'gen_ai.tool.name': data.tool,
+    'taskgate.attempt': attempt,
+  };
+  const parent = parentContext(data);
+  return inSpan(`process ${job.queueName}`, { kind: SpanKind.CONSUMER, attributes, parent }, () =>
+    execute(deps, job, token, attempt),
+  );
+}
+
+/**
+ * The parent of an execution's span: the enqueueing span named by the job data, or BullMQ's own `process`
+ * span when its telemetry is on (TASKGATE_TRACE_REDIS) and runs in that same trace.
+ */
+function parentContext(data: ToolJobData) {
+  const fromJob = contextFromCarrier(data.trace);
+  const active = trace.getActiveSpan();
+  const traceId = trace.getSpan(fromJob)?.spanContext().traceId;
+  return active?.isRecording() && active.spanContext().traceId === traceId ? context.active() : fromJob;
+}
+
+/** Records the task's status after this execution on the execution's span. */
+function traceStatus(status: string): void {
+  trace.getActiveSpan()?.setAttribute('mcp.task.status', status);
+}
+
+async function execute(deps: RunnerDeps, job: Job<ToolJobData>, token: string | undefined, attempt: number) {
+  const data = job.data;
   const ref: TaskRef = taskRefOf(data);
   const budget = Math.max(1, job.opts.attempts ?? 1);
   const crashes = job.stalledCounter;
-  const attempt = job.attemptsMade + crashes + 1;
   // Job id = task id; the principal (when auth is on) makes the audit entries attributable (SEC-4).
   const logger = deps.logger.child({
     taskId: data.taskId,
@@ -110,6 +153,7 @@ export async function runJob(deps: RunnerDeps, job: Job<ToolJobData>, token: str
     throw error;
   });
   if (!started.ok) {
+    trace.getActiveSpan()?.setAttribute('taskgate.skipped', String(started.reason));
     await unwatch();
     logger.debug({ reason: started.reason }, 'the task is not live any more: job skipped');
     await def.onSkipped?.(data.taskId).catch((error: unknown) => {
@@ -124,14 +168,25 @@ export async function runJob(deps: RunnerDeps, job: Job<ToolJobData>, token: str
     if (def.timeoutMs !== undefined) timer = setTimeout(() => abort('timeout'), def.timeoutMs);
     const handle = createToolContext({ services: deps, data, signal: controller.signal, attempt, logger });
     logger.debug({}, 'execution started');
-    const run = (async () => {
+    // The handler's own span: elicitation and sampling round trips (and any span the tool starts) are its children.
+    const toolSpan = tracer().startSpan(`execute_tool ${def.name}`, {
+      attributes: {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': def.name,
+        'taskgate.attempt': attempt,
+      },
+    });
+    const run = context.with(trace.setSpan(context.active(), toolSpan), async () => {
       const args = def.inputSchema.safeParse(data.arguments);
       if (!args.success) {
         throw new InvalidArguments(`Invalid arguments for tool '${def.name}': ${describeZodIssues(args.error)}`);
       }
       return await def.handler(args.data, handle.context);
-    })();
+    });
     const settled = await settle(run, controller.signal, deps.abortGraceMs);
+    if (settled.kind !== 'value')
+      failSpan(toolSpan, settled.kind === 'error' ? errorName(settled.error) : settled.kind);
+    toolSpan.end();
     handlerSettled = true;
     clearTimeout(timer);
     await handle.flush();
@@ -164,6 +219,8 @@ async function conclude(c: Conclusion): Promise<void> {
   const aborted = c.signal.aborted ? (c.signal.reason as TaskAbortedError).kind : undefined;
   if (aborted === 'cancelled' || aborted === 'gone' || aborted === 'finished') {
     // The task is terminal or gone: whatever the handler produced is discarded (CNL-3).
+    trace.getActiveSpan()?.setAttribute('taskgate.discarded', aborted);
+    if (aborted === 'cancelled') traceStatus('cancelled');
     logger.info({ aborted, settled: settled.kind }, 'the task ended while its tool ran; the result is discarded');
     return;
   }
@@ -202,6 +259,7 @@ async function conclude(c: Conclusion): Promise<void> {
     logger.info({ reason: ended.reason }, 'the task ended before the tool did; the result is discarded');
     return;
   }
+  traceStatus(ended.task.status);
   logger.info(
     { audit: `task.${ended.task.status}`, status: ended.task.status, kind: ended.task.kind, owner: c.ref.ownerId },
     `task ${ended.task.status}`,
@@ -225,6 +283,12 @@ async function release(c: Conclusion, why: 'shutdown' | 'lock-lost'): Promise<vo
   }
 }
 
+/** The error's class name for `error.type` (never its message: it may quote the arguments). */
+function errorName(error: unknown): string {
+  if (isProtocolError(error)) return String(error.code);
+  return error instanceof Error ? error.constructor.name : typeof error;
+}
+
 /** Why a task whose worker crashed is not run again: which execution died, and what the tool's author can set. */
 export function crashedText(execution: number, attempts: number, crashReruns: number): string {
   const stopped = `The worker running this tool stopped unexpectedly (attempt ${execution} of ${attempts + crashReruns})`;
@@ -242,6 +306,7 @@ async function record(deps: RunnerDeps, ref: TaskRef, finished: Finished, logger
     logger.debug({ reason: ended.reason }, 'the task is not live any more: job skipped');
     return;
   }
+  traceStatus(ended.task.status);
   logger.info(
     { audit: `task.${ended.task.status}`, status: ended.task.status, kind: ended.task.kind, owner: ref.ownerId },
     'task failed',

@@ -1,8 +1,11 @@
 import {
+  contextFromCarrier,
   errorMessage,
+  inSpan,
   type Logger,
   type ReadJobData,
   type ReadRequest,
+  SpanKind,
   type TaskOutcome,
   type TaskRef,
   type TaskStore,
@@ -87,7 +90,22 @@ async function serve(offerings: OfferingSet, read: ReadRequest, ctx: ReadContext
  * the result or JSON-RPC error is stored there for the waiting gateway. Never retried: a read the worker did
  * not finish (it crashed) fails with -32603, and the client may simply ask again.
  */
-export async function runRead(deps: ReadRunnerDeps, job: Job<ReadJobData>): Promise<void> {
+export function runRead(deps: ReadRunnerDeps, job: Job<ReadJobData>): Promise<void> {
+  const data = job.data;
+  // In the trace of the request that asked for the read (job data `trace`).
+  const attributes = {
+    'messaging.system': 'bullmq',
+    'messaging.operation.type': 'process',
+    'messaging.operation.name': 'process',
+    'messaging.destination.name': job.queueName,
+    'messaging.message.id': data.taskId,
+    'mcp.method.name': data.read.method,
+  };
+  const parent = contextFromCarrier(data.trace);
+  return inSpan(`process ${job.queueName}`, { kind: SpanKind.CONSUMER, attributes, parent }, () => read(deps, job));
+}
+
+async function read(deps: ReadRunnerDeps, job: Job<ReadJobData>): Promise<void> {
   const data = job.data;
   const ref: TaskRef = taskRefOf(data);
   const logger = deps.logger.child({ taskId: data.taskId, read: data.read.method, queue: job.queueName });

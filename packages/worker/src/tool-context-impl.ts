@@ -2,7 +2,10 @@ import {
   errorMessage,
   type InputRequests,
   InputWaitError,
+  inSpan,
   type Logger,
+  type Span,
+  SpanKind,
   type TaskOutbox,
   type TaskRef,
   type TaskStore,
@@ -92,13 +95,30 @@ export function createToolContext(options: ContextOptions): ContextHandle {
       (error: unknown) => logger.warn({ err: errorMessage(error) }, `could not ${what}`),
     );
 
-  const ask = async <S extends z.ZodType>(
+  /**
+   * One server-to-client request, in a span (kind CLIENT, as the MCP conventions have it for requests the
+   * server sends) from the request's creation to the client's answer: a child of the tool's execution span.
+   */
+  const ask = <S extends z.ZodType>(
     method: 'elicitation/create' | 'sampling/createMessage',
     params: Record<string, unknown>,
     resultSchema: S,
   ): Promise<z.output<S>> => {
+    const attributes = { 'mcp.method.name': method, 'mcp.method': method, 'mcp.task.id': taskId };
+    return inSpan(method, { kind: SpanKind.CLIENT, attributes }, (span) =>
+      roundTrip(method, params, resultSchema, span),
+    );
+  };
+
+  const roundTrip = async <S extends z.ZodType>(
+    method: 'elicitation/create' | 'sampling/createMessage',
+    params: Record<string, unknown>,
+    resultSchema: S,
+    span: Span,
+  ): Promise<z.output<S>> => {
     signal.throwIfAborted();
     const requestId = await inputs.create(taskId, ref.ownerId, method, services.inputTimeoutMs + REQUEST_LINGER_MS);
+    span.setAttribute('jsonrpc.request.id', requestId);
     const meta = { ...(params._meta as Record<string, unknown> | undefined), [RELATED_TASK_META_KEY]: { taskId } };
     pendingInputs += 1;
     const first = pendingInputs === 1;
@@ -108,6 +128,7 @@ export function createToolContext(options: ContextOptions): ContextHandle {
         if (first) await store.requireInput(ref);
       });
       const answer = await inputs.waitForAnswer(requestId, { signal, timeoutMs: services.inputTimeoutMs });
+      if ('error' in answer) span.setAttribute('rpc.response.status_code', String(answer.error.code));
       if ('error' in answer) throw new ProtocolError(answer.error.code, answer.error.message, answer.error.data);
       const result = resultSchema.safeParse(answer.result);
       if (!result.success)

@@ -6,6 +6,7 @@ import { handleShutdownSignals } from '@taskgate/worker';
 import { ConfigError, loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 import { checkRedisAtStart, redisConnectionOptions } from '../redis.js';
+import { startTelemetry } from '../telemetry.js';
 import { workerOptions } from './worker.js';
 
 /** Reads and validates the bridge config file; every problem names the file and its path in it. */
@@ -33,6 +34,7 @@ export async function runBridge(argv: readonly string[]): Promise<number> {
   }
   const bridgeConfig = readBridgeConfig(config.TASKGATE_BRIDGE_CONFIG);
   const logger = createLogger(config.LOG_LEVEL, 'taskgate-bridge');
+  const telemetry = await startTelemetry('taskgate-bridge', { redisSpans: config.TASKGATE_TRACE_REDIS, logger });
   const registry = createMetricsRegistry({ defaultMetrics: true });
   const options = workerOptions(config, registry);
   await checkRedisAtStart(redisConnectionOptions(config), config, logger, registry);
@@ -46,5 +48,7 @@ export async function runBridge(argv: readonly string[]): Promise<number> {
     handleShutdownSignals(bridge, { deadlineMs: config.TASKGATE_DRAIN_TIMEOUT_MS, logger, exit: done });
   });
   await bridge.ready;
-  return await exited;
+  const code = await exited;
+  await telemetry?.shutdown();
+  return code;
 }

@@ -8,6 +8,7 @@ import { createWorker } from '@taskgate/worker';
 import { loadConfig } from '../config.js';
 import { loadOfferings } from '../load-tools.js';
 import { createLogger } from '../logger.js';
+import { startTelemetry } from '../telemetry.js';
 import { gatewayOptions } from './gateway.js';
 import { workerOptions } from './worker.js';
 
@@ -38,6 +39,7 @@ export async function runDev(argv: readonly string[]): Promise<number> {
   try {
     const { config, positionals } = loadConfig('dev', argv, env);
     const logger = createLogger(config.LOG_LEVEL, 'taskgate-dev');
+    const telemetry = await startTelemetry('taskgate-dev', { redisSpans: config.TASKGATE_TRACE_REDIS, logger }, env);
     const extra = [...(config.TASKGATE_TOOLS ?? []), ...positionals];
     const loaded = await loadOfferings(extra);
     const tools = [...exampleTools, ...loaded.tools];
@@ -55,6 +57,7 @@ export async function runDev(argv: readonly string[]): Promise<number> {
     process.stdout.write('\nstopping...\n');
     await gateway.close();
     await worker.close({ deadlineMs: Math.max(1, config.TASKGATE_DRAIN_TIMEOUT_MS) });
+    await telemetry?.shutdown();
     return 0;
   } finally {
     await redis?.stop();

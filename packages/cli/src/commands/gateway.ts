@@ -4,6 +4,7 @@ import { createGateway, type GatewayOptions, type JwtAuthOptions } from '@taskga
 import { type Config, ConfigError, loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 import { checkRedisAtStart, redisConnectionOptions } from '../redis.js';
+import { startTelemetry } from '../telemetry.js';
 import { parseTokens } from '../tokens.js';
 
 type Registry = NonNullable<GatewayOptions['metrics']>;
@@ -165,6 +166,7 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
   const registry = createMetricsRegistry({ defaultMetrics: true });
   const options = gatewayOptions(config, registry);
   const logger = createLogger(config.LOG_LEVEL, 'taskgate-gateway');
+  const telemetry = await startTelemetry('taskgate-gateway', { redisSpans: config.TASKGATE_TRACE_REDIS, logger });
   await checkRedisAtStart(redisConnectionOptions(config), config, logger, registry);
   const gateway = createGateway({ ...options, logger });
   await gateway.listen(config.PORT, config.HOST);
@@ -176,5 +178,6 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);
   });
+  await telemetry?.shutdown();
   return 0;
 }

@@ -4,6 +4,7 @@ import { type Config, ConfigError, loadConfig } from '../config.js';
 import { loadOfferings } from '../load-tools.js';
 import { createLogger } from '../logger.js';
 import { checkRedisAtStart, redisConnectionOptions } from '../redis.js';
+import { startTelemetry } from '../telemetry.js';
 
 type Registry = NonNullable<CreateWorkerOptions['metrics']>;
 
@@ -35,6 +36,7 @@ export async function runWorker(argv: readonly string[]): Promise<number> {
     ]);
   }
   const logger = createLogger(config.LOG_LEVEL, 'taskgate-worker');
+  const telemetry = await startTelemetry('taskgate-worker', { redisSpans: config.TASKGATE_TRACE_REDIS, logger });
   const { tools, resources, prompts } = await loadOfferings(modules);
   const registry = createMetricsRegistry({ defaultMetrics: true });
   const options = workerOptions(config, registry);
@@ -47,7 +49,9 @@ export async function runWorker(argv: readonly string[]): Promise<number> {
     logger,
   });
   await worker.ready;
-  return await new Promise<number>((resolve) => {
+  const code = await new Promise<number>((resolve) => {
     handleShutdownSignals(worker, { deadlineMs: config.TASKGATE_DRAIN_TIMEOUT_MS, logger, exit: resolve });
   });
+  await telemetry?.shutdown();
+  return code;
 }

@@ -14,6 +14,7 @@ import { hostOriginGuard, requestProtocolVersion, requireAccept } from './guards
 import { observeHttp } from './observe-http.js';
 import { postHandler } from './post.js';
 import { requireSession } from './session.js';
+import { traceMcpRequest } from './trace-request.js';
 
 type McpHandler = (req: Request, res: Response, caller: Caller, logger: Logger) => Promise<void>;
 
@@ -127,7 +128,12 @@ export function buildApp(services: GatewayServices, readiness: Readiness): Expre
     res.set('Allow', 'GET, POST, DELETE');
     sendHttpError(res, new HttpError(405, ErrorCode.InvalidRequest, 'Method Not Allowed: use POST, GET or DELETE'));
   };
-  app.use(options.path, drainGuard(readiness, options.drainRetryAfterMs), hostOriginGuard(options));
+  app.use(
+    options.path,
+    traceMcpRequest(options.path),
+    drainGuard(readiness, options.drainRetryAfterMs),
+    hostOriginGuard(options),
+  );
   // Express would answer HEAD with the GET handler: a HEAD would open (and hold the lease of) a session stream.
   app.head(options.path, methodNotAllowed);
   app.post(options.path, mcp(post));

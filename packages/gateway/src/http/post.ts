@@ -28,6 +28,7 @@ import {
 import { openTaskStream } from '../sse/task-stream.js';
 import { requestProtocolVersion, requireAccept, requireJsonContentType, requireShallowJson } from './guards.js';
 import { requireSession } from './session.js';
+import { describeError, describeMessage, describeReply, describeSession } from './trace-request.js';
 
 /** Runs an express middleware as a promise (the body reader), rejecting with what it passes to `next`. */
 function run(middleware: RequestHandler, req: Request, res: Response): Promise<void> {
@@ -89,6 +90,7 @@ export function postHandler(services: GatewayServices) {
       throw bodyError(error, services.options.bodyLimitBytes);
     });
     const message = parseBody(req.body);
+    describeMessage(message);
 
     if (isJsonRpcRequest(message) && message.method === 'initialize') {
       return startSession(services, req, res, caller, message, logger);
@@ -96,6 +98,7 @@ export function postHandler(services: GatewayServices) {
     requestProtocolVersion(req);
     const early = readAhead(services, req, caller, message);
     const { session, owner } = await requireSession(services, req, caller, logger);
+    describeSession(session, owner);
     const ctx: SessionContext = {
       services,
       session,
@@ -192,6 +195,7 @@ async function startSession(
   } catch (error) {
     if (!(error instanceof ProtocolError)) throw error;
     services.metrics.rpcRequest('initialize', (performance.now() - started) / 1000, error.code);
+    describeError(error.code);
     res.json(errorResponse(request.id, error.toJSON()));
   }
 }
@@ -223,6 +227,7 @@ async function answer(ctx: RpcContext, res: Response): Promise<void> {
     }
     logFailure(ctx, error);
     const rpcError = toJsonRpcError(error);
+    describeError(rpcError.code);
     metrics.rpcRequest(method, seconds(), rpcError.code);
     const retryAfterMs = retryAfterMsOf(error);
     if (retryAfterMs !== undefined) res.set('Retry-After', String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
@@ -230,6 +235,7 @@ async function answer(ctx: RpcContext, res: Response): Promise<void> {
     return;
   }
   metrics.rpcRequest(method, seconds());
+  describeReply(reply);
   if (reply.kind === 'result') {
     release?.();
     res.json(resultMessage(id, reply.result));
