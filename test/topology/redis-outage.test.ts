@@ -48,7 +48,12 @@ function taskIdOf(response: RawResponse): string {
 
 async function statusOf(pods: Pods, sessionId: string, taskId: string): Promise<string> {
   const response = await rawCall(pods.url, sessionId, 'tasks/get', { taskId });
-  const body = response.json() as { result?: { status?: string }; error?: { code: number; message: string } };
+  const body = response.json() as {
+    result?: { status?: string; statusMessage?: string };
+    error?: { code: number; message: string };
+  };
+  // A task that failed says why (the assertion below prints it).
+  if (body.result?.status === 'failed') return `failed: ${body.result.statusMessage ?? ''}`;
   if (body.result?.status !== undefined) return body.result.status;
   return `error ${response.status} ${body.error?.code} ${body.error?.message}`;
 }
@@ -161,7 +166,7 @@ describe.each([
     for (const taskId of [...acknowledged, after]) {
       for (;;) {
         const status = await statusOf(p, sessionId, taskId);
-        if (['completed', 'failed', 'cancelled'].includes(status) || status.startsWith('error')) {
+        if (['completed', 'cancelled'].includes(status) || /^(failed|error)/.test(status)) {
           ends.set(taskId, status);
           break;
         }
