@@ -70,8 +70,17 @@ export interface PurgeQuery {
   readonly olderThanMs?: number;
   /** Keys examined per step. Default 500. */
   readonly batch?: number;
-  /** Told after every step: tasks examined and purged so far. */
-  readonly onProgress?: (progress: { readonly scanned: number; readonly purged: number }) => void;
+  /**
+   * Told after every step: tasks examined and purged so far, of about `total` (counted by a first scan of key
+   * names, done only when someone listens).
+   */
+  readonly onProgress?: (progress: PurgeProgress) => void;
+}
+
+export interface PurgeProgress {
+  readonly scanned: number;
+  readonly purged: number;
+  readonly total: number;
 }
 
 export interface AdminTasksOptions {
@@ -228,11 +237,21 @@ export class AdminTasks {
     const statuses = new Set<TaskStatus>((query.status ?? TERMINAL).filter((status) => isTerminalStatus(status)));
     const before = Date.now() - (query.olderThanMs ?? 0);
     const { redis, keys } = this.#o;
+    const batch = query.batch ?? 500;
+    let total = 0;
+    if (query.onProgress !== undefined) {
+      let counting = '';
+      do {
+        const found = await scanHashes(redis, keys.taskPattern(), counting, batch);
+        counting = found.cursor;
+        total += found.keys.filter((key) => this.#taskIdOf(key) !== undefined).length;
+      } while (counting !== '');
+    }
     let cursor = '';
     let scanned = 0;
     let purged = 0;
     do {
-      const found = await scanHashes(redis, keys.taskPattern(), cursor, query.batch ?? 500);
+      const found = await scanHashes(redis, keys.taskPattern(), cursor, batch);
       cursor = found.cursor;
       const ids = found.keys.map((key) => this.#taskIdOf(key)).filter((id): id is string => id !== undefined);
       scanned += ids.length;
@@ -250,7 +269,7 @@ export class AdminTasks {
         }),
       );
       purged += doomed.length;
-      query.onProgress?.({ scanned, purged });
+      query.onProgress?.({ scanned, purged, total: Math.max(total, scanned) });
     } while (cursor !== '');
     return { scanned, purged };
   }

@@ -7,6 +7,7 @@ export {
   type AdminTaskQuery,
   AdminTasks,
   type AdminTasksOptions,
+  type PurgeProgress,
   type PurgeQuery,
   type TimelineEntry,
 } from './admin-tasks.js';
