@@ -75,7 +75,13 @@ describe('operator console in headless Chromium', () => {
     await page.click('#sign-in');
     await page.waitForSelector('#tasks');
     await page.waitForSelector('#live.on', { timeout: 10_000 });
-    expect(await page.evaluate(() => sessionStorage.getItem('taskgate.adminToken'))).toBe(ADMIN_TOKEN);
+    // The page keeps the token in sessionStorage (evaluated in the browser, where `globalThis` has it).
+    const stored = await page.evaluate(() =>
+      (globalThis as unknown as { sessionStorage: { getItem(key: string): string | null } }).sessionStorage.getItem(
+        'taskgate.adminToken',
+      ),
+    );
+    expect(stored).toBe(ADMIN_TOKEN);
     expect(page.url()).not.toContain(ADMIN_TOKEN);
   });
 
