@@ -35,13 +35,13 @@ export class TaskTrail {
     this.#keys = keys;
   }
 
-  /** Appends an entry (one MULTI in the task's slot); failures are dropped. */
+  /** Appends an entry (one round trip: XADD and PEXPIREAT of one key); failures are dropped. */
   record(task: Pick<TaskRecord, 'taskId' | 'createdAt' | 'ttl'>, fields: Record<string, string | number>): void {
     const key = this.#keys.taskTrail(task.taskId);
-    const multi = this.#redis.multi();
-    multi.xadd(key, 'MAXLEN', '~', MAX_ENTRIES, '*', ...Object.entries(fields).flat());
-    multi.pexpireat(key, task.createdAt + task.ttl);
-    multi.exec().catch(() => {});
+    const pipeline = this.#redis.pipeline();
+    pipeline.xadd(key, 'MAXLEN', '~', MAX_ENTRIES, '*', ...Object.entries(fields).flat());
+    pipeline.pexpireat(key, task.createdAt + task.ttl);
+    pipeline.exec().catch(() => {});
   }
 
   /** Every entry of a task's trail, oldest first. */
@@ -61,12 +61,21 @@ export class TaskTrail {
   }
 }
 
-/** A task observer that writes the trail of every creation, start and finish this process makes. */
+/**
+ * A task observer that writes the trail of every creation, start and finish this process makes, for tool calls
+ * (reads of resources and prompts, records without a tool, get none: they are many and short).
+ */
 export function trailObserver(trail: TaskTrail, pod: string = podName()): TaskObserver {
   return {
-    created: (task) => trail.record(task, { e: 'created', pod }),
-    started: (task, attempt) => trail.record(task, { e: 'started', pod, attempt }),
-    finished: (task) => trail.record(task, { e: 'finished', pod, status: task.status }),
+    created: (task) => {
+      if (task.tool !== undefined) trail.record(task, { e: 'created', pod });
+    },
+    started: (task, attempt) => {
+      if (task.tool !== undefined) trail.record(task, { e: 'started', pod, attempt });
+    },
+    finished: (task) => {
+      if (task.tool !== undefined) trail.record(task, { e: 'finished', pod, status: task.status });
+    },
   };
 }
 
