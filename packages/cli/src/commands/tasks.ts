@@ -6,7 +6,7 @@ import { progressBar, taskReport, tasksTable } from '../tasks-output.js';
 
 const USAGE = `usage: taskgate tasks <list|get|cancel|purge> [flags]
 
-  list   [--status S[,S]] [--tool NAME] [--limit N] [--all]   every owner's tasks
+  list   [--status S[,S]] [--tool NAME] [--limit N] [--cursor C | --all]   every owner's tasks
   get    <task-id>                                            one task and its timeline
   cancel <task-id>                                            cancel it, as tasks/cancel would
   purge  [--status S[,S]] [--older-than 7d]                   delete finished tasks
@@ -67,6 +67,10 @@ export async function runTasks(argv: readonly string[], env: NodeJS.ProcessEnv =
   const [action, taskId, ...extra] = positionals;
   const json = values.json === true;
   const out = (text: string): boolean => process.stdout.write(`${text}\n`);
+  if (values.help === true || action === 'help') {
+    out(USAGE);
+    return 0;
+  }
   if (action === undefined || !['list', 'get', 'cancel', 'purge'].includes(action)) {
     throw new ConfigError([action === undefined ? 'name an action' : `unknown action '${action}'`, USAGE]);
   }
@@ -162,6 +166,7 @@ function parse(argv: readonly string[]) {
       cursor: { type: 'string' },
       all: { type: 'boolean' },
       'older-than': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
     },
     allowPositionals: true,
     strict: true,
