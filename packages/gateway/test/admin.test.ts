@@ -1,18 +1,39 @@
-import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Keys } from '@taskgate/core';
 import { connectClient, useRedis, waitFor } from '@taskgate/test-harness';
+import { TEST_TOOLS } from '@taskgate/test-harness/tools';
+import { defineTool } from '@taskgate/worker';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { useStacks } from './support/stack.js';
 
 const ADMIN_TOKEN = 'admin-test-token-0123456789';
 const TOKENS = { 'alice-token-0123456789': 'alice', 'bob-token-0123456789': 'bob' };
+
+/** Asks the user once (elicitation), then answers with the name. */
+const askName = defineTool({
+  name: 'ask_name',
+  description: 'Asks for a name',
+  inputSchema: z.object({}),
+  taskSupport: 'required',
+  async handler(_args, ctx) {
+    const answer = await ctx.elicit({
+      message: 'Name?',
+      requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+    });
+    return `Hello, ${String(answer.content?.name)}`;
+  },
+});
 
 describe('admin listener', () => {
   const redis = useRedis();
   const start = useStacks(redis);
 
   async function stackWithAdmin() {
-    const stack = await start({ gateway: { auth: { mode: 'tokens', tokens: TOKENS }, adminToken: ADMIN_TOKEN } });
+    const stack = await start({
+      gateway: { auth: { mode: 'tokens', tokens: TOKENS }, adminToken: ADMIN_TOKEN },
+      tools: [...TEST_TOOLS, askName],
+    });
     const admin = await stack.gateway.listenAdmin(0, '127.0.0.1');
     const base = `http://127.0.0.1:${admin.port}`;
     const call = (path: string, init: RequestInit = {}, token: string | null = ADMIN_TOKEN) =>
@@ -112,6 +133,38 @@ describe('admin listener', () => {
     const missing = await call('/admin/api/tasks/AAAAnotatask0000000000000000');
     expect(missing.status).toBe(404);
     expect(await missing.json()).toEqual({ error: expect.stringContaining('not found') });
+  });
+
+  it("shows a task's input requests in its timeline", async () => {
+    const { stack, call } = await stackWithAdmin();
+    const { client } = await connectClient(stack.url, {
+      token: 'alice-token-0123456789',
+      capabilities: { elicitation: { form: {} } },
+    });
+    client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Ada' } }));
+    let taskId = '';
+    for await (const message of client.experimental.tasks.callToolStream(
+      { name: 'ask_name', arguments: {} },
+      CallToolResultSchema,
+      { task: {} },
+    )) {
+      if (message.type === 'taskCreated') taskId = message.task.taskId;
+      if (message.type === 'error') throw message.error;
+    }
+    await waitFor(async () => {
+      const detail = (await (await call(`/admin/api/tasks/${taskId}`)).json()) as { timeline: { event: string }[] };
+      return detail.timeline.some((entry) => entry.event === 'finished');
+    }, 'the finished entry');
+    const detail = (await (await call(`/admin/api/tasks/${taskId}`)).json()) as {
+      timeline: { event: string; detail?: string }[];
+    };
+    expect(detail.timeline.map((entry) => [entry.event, entry.detail])).toEqual([
+      ['created', undefined],
+      ['started', 'attempt 1'],
+      ['input_request', 'elicitation/create'],
+      ['finished', 'completed'],
+    ]);
+    expect(JSON.stringify(detail)).not.toContain('Name?');
   });
 
   it('cancels a running task like tasks/cancel and refuses a terminal one with 409', async () => {
