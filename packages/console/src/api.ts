@@ -86,10 +86,11 @@ async function call<T>(path: string, init: RequestInit = {}): Promise<T> {
 }
 
 export const api = {
-  tasks: (status: string, tool: string) => {
+  tasks: (status: string, tool: string, cursor?: string) => {
     const query = new URLSearchParams({ limit: '200' });
     if (status !== '') query.set('status', status);
     if (tool !== '') query.set('tool', tool);
+    if (cursor !== undefined) query.set('cursor', cursor);
     return call<{ tasks: AdminTask[]; nextCursor?: string }>(`/tasks?${query}`);
   },
   task: (taskId: string) => call<TaskDetail>(`/tasks/${encodeURIComponent(taskId)}`),

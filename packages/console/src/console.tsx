@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { type AdminTask, ApiError, api, followEvents, type QueueStats, type WorkerInfo } from './api.js';
 import { QueuesView, WorkersView } from './side-views.js';
 import { TasksView } from './tasks-view.js';
@@ -15,6 +15,10 @@ export function Console({ onSignOut }: { onSignOut: () => void }) {
   const [live, setLive] = useState(false);
   const [error, setError] = useState('');
   const [version, setVersion] = useState(0);
+  // Pages of the task scan shown (More adds one); whether the scan has more.
+  const [pages, setPages] = useState(1);
+  const [hasMore, setHasMore] = useState(false);
+  const lastReload = useRef(0);
 
   const failed = useCallback(
     (cause: unknown) => {
@@ -25,16 +29,29 @@ export function Console({ onSignOut }: { onSignOut: () => void }) {
   );
 
   const reload = useCallback(async () => {
+    lastReload.current = Date.now();
     try {
-      const [page, q, w] = await Promise.all([api.tasks(status, tool), api.queues(), api.workers()]);
+      const readTasks = async () => {
+        const found = new Map<string, AdminTask>();
+        let cursor: string | undefined;
+        for (let page = 0; page < pages; page++) {
+          const next = await api.tasks(status, tool, cursor);
+          for (const task of next.tasks) found.set(task.taskId, task);
+          cursor = next.nextCursor;
+          if (cursor === undefined) break;
+        }
+        return { tasks: [...found.values()], more: cursor !== undefined };
+      };
+      const [page, q, w] = await Promise.all([readTasks(), api.queues(), api.workers()]);
       setTasks(page.tasks.sort((a, b) => b.createdAt - a.createdAt));
+      setHasMore(page.more);
       setQueues(q.queues);
       setWorkers(w.workers);
       setError('');
     } catch (cause) {
       failed(cause);
     }
-  }, [status, tool, failed]);
+  }, [status, tool, pages, failed]);
 
   useEffect(() => {
     void reload();
@@ -49,7 +66,8 @@ export function Console({ onSignOut }: { onSignOut: () => void }) {
         setTasks((current) => {
           const known = current.some((task) => task.taskId === event.taskId);
           if (!known) {
-            void reload();
+            // A task this page has not read yet: read again, at most once a second (the 5 s timer does the rest).
+            if (Date.now() - lastReload.current > 1000) void reload();
             return current;
           }
           return current.map((task) =>
@@ -112,6 +130,11 @@ export function Console({ onSignOut }: { onSignOut: () => void }) {
             onSelect={setSelected}
             onCancel={cancel}
           />
+          {hasMore && (
+            <button type="button" id="more" onClick={() => setPages((n) => n + 1)}>
+              More
+            </button>
+          )}
           {selected !== undefined && (
             <TimelineView taskId={selected} version={version} onClose={() => setSelected(undefined)} onError={failed} />
           )}
