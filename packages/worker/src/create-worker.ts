@@ -270,7 +270,8 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
     closing ??= (async () => {
       clearInterval(heartbeat);
       metrics.draining();
-      await presence.leave(self.id).catch(() => {});
+      // Not awaited: during a Redis outage this connection waits for Redis, and a shutdown must not.
+      presence.leave(self.id).catch(() => {});
       const deadlineMs = closeOptions.deadlineMs ?? settings.drainTimeoutMs;
       logger.info({ active: running.size, deadlineMs }, 'worker closing');
       const deadline = setTimeout(() => {
