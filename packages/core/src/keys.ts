@@ -126,7 +126,7 @@ export class Keys {
 
   /** Stream of what happened to one task and on which pod (created, started, finished): the console's timeline. */
   taskTrail(taskId: string): string {
-    return `${this.#slot(taskId)}:task:${taskId}:trail`;
+    return `${this.#slot(taskId)}:trail:${taskId}`;
   }
 
   /** Sorted set of worker process id → heartbeat expiry (ms); with `worker(id)`, the workers alive now. */
