@@ -242,6 +242,26 @@ describe('admin listener', () => {
     expect(workers.workers[0]?.tools).toContain('sleep');
   });
 
+  it('opens the raw queues with a signed cookie that every gateway of the deployment accepts', async () => {
+    const first = await stackWithAdmin();
+    const second = await stackWithAdmin();
+    const session = await first.call('/admin/api/session', { method: 'POST' });
+    expect(session.status).toBe(204);
+    const setCookie = session.headers.get('set-cookie') ?? '';
+    expect(setCookie).toMatch(/^taskgate_admin=\d{13}\.[\w-]{43}; Path=\/admin\/queues; HttpOnly; SameSite=Strict; /);
+    expect(setCookie).not.toContain(ADMIN_TOKEN);
+    const cookie = setCookie.split(';')[0] as string;
+    const queues = (base: string, value?: string) =>
+      fetch(`${base}/admin/queues/`, value === undefined ? {} : { headers: { Cookie: value } });
+    expect((await queues(second.base, cookie)).status).toBe(200);
+    const forged = `${cookie.slice(0, -2)}${cookie.endsWith('AA') ? 'BB' : 'AA'}`;
+    expect((await queues(second.base, forged)).status).toBe(401);
+    const later = cookie.replace(/=(\d{13})\./, (_, until: string) => `=${Number(until) + 1000}.`);
+    expect((await queues(second.base, later)).status).toBe(401);
+    expect((await queues(second.base)).status).toBe(401);
+    expect((await first.call('/admin/api/session', { method: 'POST' }, null)).status).toBe(401);
+  });
+
   it('refuses to listen without an admin token', async () => {
     const stack = await start();
     await expect(stack.gateway.listenAdmin(0)).rejects.toThrow('The admin listener needs an admin token');

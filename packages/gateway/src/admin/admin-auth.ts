@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 
 /** Digest of a token: equal-length inputs for a constant-time comparison whatever the lengths given. */
@@ -14,14 +14,20 @@ export const QUEUES_COOKIE = 'taskgate_admin';
 /**
  * The admin listener's authentication: `Authorization: Bearer <admin token>`, compared in constant time; 401
  * with a `WWW-Authenticate` challenge otherwise. The token is never logged. For the raw-queues view only, a
- * short-lived cookie issued to a signed-in page is accepted too.
+ * short-lived cookie issued to a signed-in page is accepted too: its expiry signed with the token (HMAC), so any
+ * gateway of the deployment accepts it and none has to remember it.
  */
 export class AdminAuth {
   readonly #token: Buffer;
-  readonly #sessions = new Map<string, number>();
+  readonly #secret: string;
 
   constructor(token: string) {
     this.#token = digestOf(token);
+    this.#secret = token;
+  }
+
+  #sign(until: number): Buffer {
+    return createHmac('sha256', this.#secret).update(`raw-queues:${until}`).digest();
   }
 
   /** True when the request carries the admin token. */
@@ -43,19 +49,20 @@ export class AdminAuth {
       next();
       return;
     }
-    const cookie = /(?:^|;\s*)taskgate_admin=([A-Za-z0-9_-]{32})/.exec(req.headers.cookie ?? '')?.[1];
-    const until = cookie === undefined ? undefined : this.#sessions.get(cookie);
-    if (until !== undefined && until > Date.now()) next();
+    const cookie = /(?:^|;\s*)taskgate_admin=(\d{13})\.([A-Za-z0-9_-]{43})(?:;|$)/.exec(req.headers.cookie ?? '');
+    const until = Number(cookie?.[1]);
+    const signature = Buffer.from(cookie?.[2] ?? '', 'base64url');
+    const valid =
+      cookie !== null && until > Date.now() && signature.length === 32 && timingSafeEqual(signature, this.#sign(until));
+    if (valid) next();
     else refuse(res);
   };
 
   /** A new raw-queues session (the caller sent the token): its cookie. */
   openSession(): string {
-    const now = Date.now();
-    for (const [id, until] of this.#sessions) if (until <= now) this.#sessions.delete(id);
-    const id = randomBytes(24).toString('base64url');
-    this.#sessions.set(id, now + SESSION_MS);
-    return `${QUEUES_COOKIE}=${id}; Path=/admin/queues; HttpOnly; SameSite=Strict; Max-Age=${SESSION_MS / 1000}`;
+    const until = Date.now() + SESSION_MS;
+    const value = `${until}.${this.#sign(until).toString('base64url')}`;
+    return `${QUEUES_COOKIE}=${value}; Path=/admin/queues; HttpOnly; SameSite=Strict; Max-Age=${SESSION_MS / 1000}`;
   }
 }
 
