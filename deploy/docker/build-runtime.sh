@@ -8,7 +8,7 @@ src=$(cd "$1" && pwd)
 mkdir -p "$2"
 out=$(cd "$2" && pwd)
 # The workspaces `taskgate` runs from (the CLI and what it imports); the others are only for development.
-runtime="protocol core worker gateway bridge examples cli"
+runtime="protocol core worker gateway bridge examples cli console"
 export TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1 npm_config_update_notifier=false
 
 cd "$src"
@@ -35,6 +35,9 @@ for name in $runtime; do workspaces="$workspaces --workspace=@taskgate/$name"; d
 npm ci --omit=dev --include-workspace-root=false --no-audit --no-fund $workspaces
 # The development-only workspaces were needed for npm ci's lockfile check only.
 rm -rf packages/conformance-fixture test node_modules/@taskgate/conformance-fixture node_modules/@taskgate/test-harness
+# TypeScript is an optional peer of valibot (bull-board's, types only): the root's devDependency on it makes it
+# "devOptional" in the lockfile, which --omit=dev keeps. Nothing loads it at run time.
+rm -rf node_modules/typescript node_modules/.bin/tsc node_modules/.bin/tsserver
 find packages -name '*.tsbuildinfo' -delete
 # `taskgate` on PATH: bin/taskgate is the CLI's bin.
 mkdir -p bin

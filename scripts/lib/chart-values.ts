@@ -22,6 +22,7 @@ export const SECRET_SETTINGS: Readonly<Record<string, string>> = {
   TASKGATE_REDIS_PASSWORD: 'redis.password',
   TASKGATE_CURSOR_SECRET: 'secrets.cursorSecret',
   TASKGATE_TOKENS: 'secrets.tokens',
+  TASKGATE_ADMIN_TOKEN: 'secrets.adminToken',
 };
 
 /**

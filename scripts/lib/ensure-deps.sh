@@ -39,6 +39,18 @@ ensure_haproxy() {
   command -v haproxy >/dev/null 2>&1 || { echo "could not install haproxy" >&2; return 1; }
 }
 
+# chromium: the headless browser the operator console's end-to-end test drives (test/console/console-browser.test.ts,
+# through playwright-core with executablePath; CHROMIUM_BIN names another binary).
+ensure_chromium() {
+  if command -v "${CHROMIUM_BIN:-chromium}" >/dev/null 2>&1; then return 0; fi
+  echo "chromium not found: installing it with apt-get" >&2
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
+  command -v chromium >/dev/null 2>&1 || { echo "could not install chromium" >&2; return 1; }
+}
+
 # openssl: makes the certificates of the TLS Redis test (test/cli/redis-tls.test.ts).
 ensure_openssl() {
   if command -v openssl >/dev/null 2>&1; then return 0; fi

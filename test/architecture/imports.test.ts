@@ -27,6 +27,7 @@ const GATEWAY_LAYERS = [
   'sse',
   'rpc',
   'http',
+  'admin',
   'gateway',
   'index',
 ] as const;
@@ -35,7 +36,8 @@ const GATEWAY_LAYERS = [
 const PACKAGE_DEPENDENCIES: Readonly<Record<string, readonly string[]>> = {
   protocol: [],
   core: ['protocol'],
-  gateway: ['protocol', 'core'],
+  console: [],
+  gateway: ['protocol', 'core', 'console'],
   worker: ['protocol', 'core'],
   examples: ['protocol', 'worker'],
   'conformance-fixture': ['protocol', 'worker'],

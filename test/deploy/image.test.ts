@@ -128,8 +128,8 @@ describe('the image runtime tree', () => {
     expect(await readlink(join(tree, 'bin/taskgate'))).toBe('../packages/cli/bin/taskgate.js');
     const { stdout } = await run('ls', [join(tree, 'packages'), join(tree, 'node_modules/@taskgate')]);
     expect(stdout.split('\n').filter((line) => line !== '' && !line.endsWith(':'))).toEqual([
-      ...['bridge', 'cli', 'core', 'examples', 'gateway', 'protocol', 'worker'],
-      ...['bridge', 'cli', 'core', 'examples', 'gateway', 'protocol', 'worker'],
+      ...['bridge', 'cli', 'console', 'core', 'examples', 'gateway', 'protocol', 'worker'],
+      ...['bridge', 'cli', 'console', 'core', 'examples', 'gateway', 'protocol', 'worker'],
     ]);
     // Development tools stay out (tsx, vitest, typescript, turbo, biome).
     const { stdout: listed } = await run('ls', [join(tree, 'node_modules')]);
@@ -205,6 +205,35 @@ describe('the image runtime tree', () => {
     const { stdout: written } = await run('find', [tree, '-newer', marker]);
     expect(written).toBe('');
   }, 120_000);
+
+  it("serves the operator console's built page and the raw queues on the admin listener", async () => {
+    const adminPort = await freePort();
+    const token = 'image-admin-token-0123456789';
+    const gateway = await taskgate(['gateway'], {
+      REDIS_URL: redis.url,
+      TASKGATE_KEY_PREFIX: uniquePrefix('image'),
+      TASKGATE_CURSOR_SECRET: 'image-cursor-secret-0123456789',
+      HOST: '127.0.0.1',
+      PORT: String(await freePort()),
+      TASKGATE_ADMIN_HOST: '127.0.0.1',
+      TASKGATE_ADMIN_PORT: String(adminPort),
+      TASKGATE_ADMIN_TOKEN: token,
+    });
+    const admin = `http://127.0.0.1:${adminPort}`;
+    await waitFor(gateway, async () => (await fetch(`${admin}/admin/`)).status === 200, 'admin listener');
+    const page = await fetch(`${admin}/admin/`);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const html = await page.text();
+    const script = /<script type="module" crossorigin src="([^"]+)">/.exec(html)?.[1];
+    expect(script).toMatch(/^\/admin\/assets\/index-[\w-]+\.js$/);
+    expect((await fetch(`${admin}${script}`)).status).toBe(200);
+    const auth = { headers: { Authorization: `Bearer ${token}` } };
+    expect((await fetch(`${admin}/admin/api/workers`)).status).toBe(401);
+    expect(await (await fetch(`${admin}/admin/api/workers`, auth)).json()).toEqual({ workers: [] });
+    expect((await fetch(`${admin}/admin/queues/`, auth)).status).toBe(200);
+    gateway.child.kill('SIGTERM');
+    expect(await gateway.exited).toBe(0);
+  }, 60_000);
 
   it('fails to start when a runtime dependency is missing', async () => {
     await rm(join(tree, 'node_modules/express'), { recursive: true, force: true });

@@ -10,6 +10,7 @@ commands:
   bridge    offer existing BullMQ queues as tools: taskgate bridge --config bridge.yaml
   dev       a private Redis, a gateway on 127.0.0.1:3000 and a worker with the example tools
   call      call a tool through a gateway: taskgate call [--task] <tool> [json-arguments]
+  tasks     operators' view of every owner's tasks: taskgate tasks list|get|cancel|purge --admin-token ...
 
 Every setting is an environment variable and a --flag; see the README's configuration table.`;
 
@@ -28,6 +29,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         return await (await import('./commands/dev.js')).runDev(rest);
       case 'call':
         return await (await import('./commands/call.js')).runCall(rest);
+      case 'tasks':
+        return await (await import('./commands/tasks.js')).runTasks(rest);
       case undefined:
       case 'help':
       case '--help':

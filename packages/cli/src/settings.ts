@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { int, list, rateLimit, type Setting } from './setting-schemas.js';
+import { ADMIN_SETTINGS } from './settings-admin.js';
 import { AUTH_SETTINGS } from './settings-auth.js';
 import { REDIS_SETTINGS } from './settings-redis.js';
 import { WORKER_SETTINGS } from './settings-worker.js';
@@ -69,6 +70,7 @@ export const SETTINGS = [
     description: 'Port of the MCP endpoint (`/mcp`), `/healthz`, `/readyz` and `/metrics`.',
   },
   ...AUTH_SETTINGS,
+  ...ADMIN_SETTINGS,
   {
     env: 'TASKGATE_CURSOR_SECRET',
     flag: '--cursor-secret',

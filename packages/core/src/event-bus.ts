@@ -28,6 +28,9 @@ export class EventBus {
   readonly #sharded: boolean;
   readonly #channels = new Map<string, Channel>();
   readonly #reconnectHooks = new Set<() => void>();
+  /** Listeners of every task's channel (PSUBSCRIBE), for the operator console. */
+  readonly #everyTask = new Set<(taskId: string, message: string) => void>();
+  #everyTaskSubscribed: Promise<unknown> | undefined;
   #connectedOnce = false;
   #closed = false;
 
@@ -38,6 +41,16 @@ export class EventBus {
     this.#subscriber = createRedisConnection(redis, 'subscriber');
     this.#subscriber.on('message', (channel: string, message: string) => this.#dispatch(channel, message));
     this.#subscriber.on('smessage', (channel: string, message: string) => this.#dispatch(channel, message));
+    this.#subscriber.on('pmessage', (_pattern: string, channel: string, message: string) => {
+      const taskId = channel.slice(channel.lastIndexOf(':') + 1);
+      for (const listener of [...this.#everyTask]) {
+        try {
+          listener(taskId, message);
+        } catch {
+          // One faulty listener must not starve the others.
+        }
+      }
+    });
     this.#subscriber.on('ready', () => this.#onReady());
     // Connection errors are retried by ioredis; waiters recover through the reconnect hooks.
     this.#subscriber.on('error', () => {});
@@ -92,6 +105,28 @@ export class EventBus {
   /** Every change of a task's status or status message (payload: the task's snapshot, JSON). */
   onTaskChange(taskId: string, listener: ChannelListener): Promise<Unsubscribe> {
     return this.subscribe(this.#keys.taskChannel(taskId), listener);
+  }
+
+  /**
+   * Every change of every task (the task id and its snapshot), through one pattern subscription. Only where
+   * task channels are classic pub/sub (a single server, Sentinel): on a cluster they are shard channels, which
+   * patterns do not reach, and this throws.
+   */
+  async onEveryTaskChange(listener: (taskId: string, message: string) => void): Promise<Unsubscribe> {
+    if (this.#closed) throw new Error('EventBus is closed');
+    if (this.#sharded) throw new Error('Live task updates of every task need classic pub/sub (not Redis Cluster)');
+    this.#everyTask.add(listener);
+    this.#everyTaskSubscribed ??= this.#subscriber.psubscribe(this.#keys.taskChannelPattern());
+    await this.#everyTaskSubscribed;
+    let removed = false;
+    return async () => {
+      if (removed) return;
+      removed = true;
+      this.#everyTask.delete(listener);
+      if (this.#everyTask.size > 0 || this.#closed) return;
+      this.#everyTaskSubscribed = undefined;
+      await this.#subscriber.punsubscribe(this.#keys.taskChannelPattern()).catch(() => {});
+    };
   }
 
   /** The id of every cancelled task of the deployment (workers subscribe once per process). */

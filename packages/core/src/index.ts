@@ -1,3 +1,16 @@
+export { type QueueStats, queueStats } from './admin-queues.js';
+export {
+  type AdminCancelResult,
+  type AdminTask,
+  type AdminTaskDetail,
+  type AdminTaskPage,
+  type AdminTaskQuery,
+  AdminTasks,
+  type AdminTasksOptions,
+  type PurgeProgress,
+  type PurgeQuery,
+  type TimelineEntry,
+} from './admin-tasks.js';
 export { type AdvanceReply, BridgePositions, type BridgeStream } from './bridge-positions.js';
 export {
   type EventStreamEnds,
@@ -167,6 +180,8 @@ export {
   traceCarrierOf,
   tracer,
 } from './telemetry.js';
+export { observeAll, podName, TaskTrail, type TrailEntry, trailObserver } from './task-trail.js';
 export { type CatalogEntry, ToolCatalog, type ToolCatalogOptions } from './tool-catalog.js';
 export { type ToolJobData, type ToolJobPolicy, ToolQueues, type ToolQueuesOptions } from './tool-queues.js';
 export { UriTemplate, type UriVariables } from './uri-template.js';
+export { type WorkerInfo, WorkerRegistry } from './worker-registry.js';

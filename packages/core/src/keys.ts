@@ -114,6 +114,31 @@ export class Keys {
     return `${this.#slot(taskId)}:ch:task:${taskId}`;
   }
 
+  /** Pattern matching every task's channel (the operator console's live view; classic pub/sub only). */
+  taskChannelPattern(): string {
+    return `${this.prefix}:{*}:ch:task:*`;
+  }
+
+  /** Pattern matching every task's record hash (and, with TYPE hash, only those), for operator scans. */
+  taskPattern(): string {
+    return `${this.prefix}:{*}:task:*`;
+  }
+
+  /** Stream of what happened to one task and on which pod (created, started, finished): the console's timeline. */
+  taskTrail(taskId: string): string {
+    return `${this.#slot(taskId)}:trail:${taskId}`;
+  }
+
+  /** Sorted set of worker process id → heartbeat expiry (ms); with `worker(id)`, the workers alive now. */
+  workers(): string {
+    return `${this.prefix}:{catalog}:workers`;
+  }
+
+  /** String with one worker process's pod name and tools (JSON), PX = its heartbeat lease. */
+  worker(workerId: string): string {
+    return `${this.prefix}:{catalog}:worker:${workerId}`;
+  }
+
   /** Pub/sub channel on which workers hear of every cancelled task (payload: the task id), one per process. */
   cancelledChannel(): string {
     return `${this.prefix}:ch:cancelled`;

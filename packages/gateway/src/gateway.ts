@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  AdminTasks,
   closeRedis,
   createRedisConnection,
   DirectCalls,
@@ -13,20 +14,27 @@ import {
   Keys,
   ListCursorCodec,
   OfferingCatalog,
+  observeAll,
   ResourceSubscriptions,
   SessionFeed,
   SessionStore,
   TaskDelivery,
+  TaskgateError,
   TaskOutbox,
   TaskStore,
+  TaskTrail,
   ToolCatalog,
   ToolQueues,
   taskMetrics,
+  trailObserver,
+  WorkerRegistry,
   watchQueues,
   watchRedis,
 } from '@taskgate/core';
 import type { Express } from 'express';
 import { Registry } from 'prom-client';
+import { buildAdminApp } from './admin/admin-app.js';
+import { AdminAuth } from './admin/admin-auth.js';
 import { buildApp } from './http/app.js';
 import { answerClientError } from './http/client-error.js';
 import type { Readiness } from './http/drain.js';
@@ -56,6 +64,11 @@ export interface Gateway {
   readonly metrics: Registry;
   /** Serves the app on `host:port` (port 0 picks a free one). Default host 127.0.0.1. */
   listen(port?: number, host?: string): Promise<GatewayAddress>;
+  /**
+   * Serves the admin listener (operator console at `/admin/`, admin API at `/admin/api`, BullMQ's raw queues at
+   * `/admin/queues`) on a port of its own, never the MCP port; needs `adminToken`. Default host 127.0.0.1.
+   */
+  listenAdmin(port?: number, host?: string): Promise<GatewayAddress>;
   /**
    * Drains and stops: readiness off and new MCP requests refused with 503 + Retry-After at once; GET and
    * tasks/result streams end with an SSE `retry` hint (clients resume on another pod; tasks keep running);
@@ -94,7 +107,8 @@ export function createGateway(input: GatewayOptions): Gateway {
     keys,
     cursorSecret: options.cursorSecret,
     limits: options.limits,
-    observer: taskMetrics(registry),
+    // The trail records which pod created (or cancelled) each task: the operator console's timeline.
+    observer: observeAll(taskMetrics(registry), trailObserver(new TaskTrail(redis, keys))),
   });
   const bus = new EventBus(redis, keys);
   const outbox = new TaskOutbox({ redis, keys });
@@ -161,6 +175,7 @@ export function createGateway(input: GatewayOptions): Gateway {
 
   let draining = false;
   let server: Server | undefined;
+  let adminServer: Server | undefined;
   const readiness: Readiness = {
     get draining() {
       return draining;
@@ -195,6 +210,36 @@ export function createGateway(input: GatewayOptions): Gateway {
       });
     });
 
+  const listenAdmin = (port = 0, host = '127.0.0.1'): Promise<GatewayAddress> =>
+    new Promise((resolve, reject) => {
+      if (options.adminToken === undefined) {
+        return reject(new TaskgateError('INVALID_CONFIG', 'The admin listener needs an admin token (adminToken)'));
+      }
+      if (adminServer !== undefined) return reject(new Error('The admin listener is listening already'));
+      const adminApp = buildAdminApp({
+        auth: new AdminAuth(options.adminToken),
+        admin: new AdminTasks({ redis, keys, tasks, outbox, trail: new TaskTrail(redis, keys), catalog, queues }),
+        catalog,
+        queues,
+        workers: new WorkerRegistry(redis, keys),
+        bus,
+        heartbeatMs: options.sseHeartbeatMs,
+        logger: options.logger,
+      });
+      const http = createServer(adminApp);
+      http.headersTimeout = options.headersTimeoutMs;
+      adminServer = http;
+      http.once('error', reject);
+      http.listen(port, host, () => {
+        http.off('error', reject);
+        const address = http.address() as AddressInfo;
+        const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+        const url = `http://${shown}:${address.port}/admin/`;
+        options.logger.info({ url }, 'admin listener listening');
+        resolve({ host: address.address, port: address.port, url });
+      });
+    });
+
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closed ??= (async () => {
@@ -212,6 +257,11 @@ export function createGateway(input: GatewayOptions): Gateway {
       });
       server?.closeAllConnections();
       await stopped;
+      await new Promise<void>((resolve) => {
+        if (adminServer === undefined) return resolve();
+        adminServer.close(() => resolve());
+        adminServer.closeAllConnections();
+      });
       // Streams give their leases up (connection, carrier, GET stream) so that other pods take over at once.
       await services.streams.cleanedUp(2000);
       for (const stop of unwatch) stop();
@@ -226,5 +276,5 @@ export function createGateway(input: GatewayOptions): Gateway {
     return closed;
   };
 
-  return { app, metrics: registry, listen, close };
+  return { app, metrics: registry, listen, listenAdmin, close };
 }

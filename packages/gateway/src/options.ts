@@ -140,6 +140,11 @@ export interface GatewayOptions {
   readonly metrics?: Registry;
   /** The MCP endpoint's path. Default `/mcp`. */
   readonly path?: string;
+  /**
+   * Bearer token of the admin listener (operator console, admin API, raw queues; `listenAdmin`), at least 16
+   * characters. Without it `listenAdmin` refuses to start.
+   */
+  readonly adminToken?: string;
   readonly serverInfo?: Implementation;
   /** `instructions` of the initialize result. */
   readonly instructions?: string;
@@ -174,6 +179,7 @@ export interface ResolvedGatewayOptions {
   readonly headersTimeoutMs: number;
   readonly rateLimits: Partial<Readonly<Record<OperationClass, RateLimit>>>;
   readonly path: string;
+  readonly adminToken?: string;
   readonly serverInfo: Implementation;
   readonly instructions?: string;
   readonly logger: Logger;
@@ -213,6 +219,7 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
     path: options.path ?? '/mcp',
     serverInfo: options.serverInfo ?? { name: 'taskgate', version: '0.1.0' },
     ...(options.instructions !== undefined && { instructions: options.instructions }),
+    ...(options.adminToken !== undefined && { adminToken: options.adminToken }),
     logger: options.logger ?? noopLogger,
   };
   const positive = [
@@ -254,6 +261,9 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
     throw new TaskgateError('INVALID_CONFIG', "auth mode 'tokens' needs at least one token");
   }
   if (resolved.auth.mode === 'jwt') checkJwtOptions(resolved.auth);
+  if (resolved.adminToken !== undefined && resolved.adminToken.length < 16) {
+    throw new TaskgateError('INVALID_CONFIG', 'adminToken must be at least 16 characters');
+  }
   for (const [operation, limit] of Object.entries(resolved.rateLimits)) {
     if (limit === undefined) continue;
     if (!Number.isSafeInteger(limit.points) || limit.points <= 0 || !Number.isSafeInteger(limit.durationSec)) {

@@ -11,14 +11,19 @@ import {
   Keys,
   type Logger,
   noopLogger,
+  observeAll,
+  podName,
   type RedisConnectionOptions,
   TaskgateError,
   TaskOutbox,
   TaskStore,
+  TaskTrail,
   ToolCatalog,
   type ToolJobData,
   ToolQueues,
   taskMetrics,
+  trailObserver,
+  WorkerRegistry,
   watchQueues,
   watchRedis,
 } from '@taskgate/core';
@@ -146,7 +151,9 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
   const registry = options.metrics ?? new Registry();
   const metrics = new WorkerMetrics(registry);
   const bus = new EventBus(redis, keys);
-  const store = new TaskStore({ redis, keys, cursorSecret: randomBytes(32), observer: taskMetrics(registry) });
+  // The trail records which pod started and finished each task (the operator console's timeline).
+  const observer = observeAll(taskMetrics(registry), trailObserver(new TaskTrail(redis, keys)));
+  const store = new TaskStore({ redis, keys, cursorSecret: randomBytes(32), observer });
   const ownQueues = new ToolQueues({ connection: redis, keys });
   const unwatch = [
     watchRedis(registry, redis, 'commands'),
@@ -215,6 +222,10 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
   });
 
   const names = options.tools.map((tool) => tool.name);
+  // The operator console lists live workers from these heartbeats (three heartbeats long).
+  const presence = new WorkerRegistry(redis, keys);
+  const self = { id: randomBytes(9).toString('base64url'), pod: podName(), tools: names, startedAt: Date.now() };
+  const beat = (): Promise<void> => presence.beat(self, 3 * settings.heartbeatMs);
   const entries = options.tools.map(toCatalogEntry);
   let heartbeat: NodeJS.Timeout | undefined;
   let closing: Promise<void> | undefined;
@@ -241,10 +252,10 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
   const ready = (async () => {
     opsServer = await ops;
     await Promise.all(workers.map((worker) => worker.ready()));
-    await Promise.all([catalog.register(entries), reads?.start()]);
+    await Promise.all([catalog.register(entries), reads?.start(), beat()]);
     if (closing !== undefined) return;
     heartbeat = setInterval(() => {
-      Promise.all([catalog.heartbeat(names), reads?.heartbeat()]).catch((error: unknown) =>
+      Promise.all([catalog.heartbeat(names), reads?.heartbeat(), beat()]).catch((error: unknown) =>
         logger.warn({ err: errorMessage(error) }, 'heartbeat failed'),
       );
     }, settings.heartbeatMs);
@@ -259,6 +270,8 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
     closing ??= (async () => {
       clearInterval(heartbeat);
       metrics.draining();
+      // Not awaited: during a Redis outage this connection waits for Redis, and a shutdown must not.
+      presence.leave(self.id).catch(() => {});
       const deadlineMs = closeOptions.deadlineMs ?? settings.drainTimeoutMs;
       logger.info({ active: running.size, deadlineMs }, 'worker closing');
       const deadline = setTimeout(() => {

@@ -107,6 +107,16 @@ export function gatewayOptions(config: Config, metrics?: Registry): GatewayOptio
         'keep HOST=127.0.0.1 or set TASKGATE_AUTH=tokens or jwt',
     );
   }
+  if (config.TASKGATE_ADMIN_PORT !== undefined) {
+    if (config.TASKGATE_ADMIN_TOKEN === undefined) {
+      problems.push(
+        'TASKGATE_ADMIN_PORT (--admin-port) needs TASKGATE_ADMIN_TOKEN (--admin-token): the admin listener ' +
+          'answers only requests with Authorization: Bearer <admin token>, e.g. `openssl rand -base64 32`',
+      );
+    } else if (config.TASKGATE_ADMIN_PORT === config.PORT) {
+      problems.push('TASKGATE_ADMIN_PORT must differ from PORT: the admin listener never shares the MCP port');
+    }
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   const hosts = config.TASKGATE_ALLOWED_HOSTS;
   const rateLimits = Object.fromEntries(
@@ -154,6 +164,7 @@ export function gatewayOptions(config: Config, metrics?: Registry): GatewayOptio
     allowedHosts: hosts.includes('any') ? 'any' : hosts,
     ...(config.TASKGATE_ALLOWED_ORIGINS.length > 0 && { allowedOrigins: config.TASKGATE_ALLOWED_ORIGINS }),
     ...(metrics !== undefined && { metrics }),
+    ...(config.TASKGATE_ADMIN_TOKEN !== undefined && { adminToken: config.TASKGATE_ADMIN_TOKEN }),
   };
 }
 
@@ -170,6 +181,8 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
   await checkRedisAtStart(redisConnectionOptions(config), config, logger, registry);
   const gateway = createGateway({ ...options, logger });
   await gateway.listen(config.PORT, config.HOST);
+  if (config.TASKGATE_ADMIN_PORT !== undefined)
+    await gateway.listenAdmin(config.TASKGATE_ADMIN_PORT, config.TASKGATE_ADMIN_HOST);
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals): void => {
       logger.info({ signal }, 'shutdown signal');
