@@ -190,6 +190,34 @@ export class EventLog {
     return reply.kind === 'appended' ? EventLog.eventId(streamId, reply.entryId) : undefined;
   }
 
+  /**
+   * Ends a tasks/result or direct-call stream of a terminal task in one script (finishStream-4.lua): logs its
+   * last event (`data`; undefined for none) with `state`, gives the connection lease up and the task's carrier
+   * lease too when this stream holds it. Resolves to the event's entry id ('' without an event), or undefined
+   * when the connection no longer holds the stream (then nothing changed).
+   */
+  async finish(
+    streamId: string,
+    connectionId: string,
+    taskId: string,
+    data: string | undefined,
+    state: Readonly<Record<string, string>>,
+  ): Promise<string | undefined> {
+    const reply = await this.#scripts.finishStream(
+      [...this.#streamKeys(streamId), this.#keys.taskCarrier(taskId)],
+      [
+        connectionId,
+        data ?? '',
+        this.maxEvents,
+        this.retentionMs,
+        JSON.stringify(state),
+        data === undefined ? 'state' : 'event',
+        streamId,
+      ],
+    );
+    return reply.kind === 'appended' ? reply.entryId : undefined;
+  }
+
   /** Sets state fields without an event (e.g. `done` for a response that is not sent); false when fenced. */
   async setState(streamId: string, connectionId: string, state: Readonly<Record<string, string>>): Promise<boolean> {
     const reply = await this.#scripts.appendEvent(this.#streamKeys(streamId), [

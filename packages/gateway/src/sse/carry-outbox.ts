@@ -202,7 +202,8 @@ class Carrier implements OutboxCarrier {
     this.#closed = true;
     carriersOf(this.#ctx.services.bus).delete(this);
     await this.#unsubscribe?.();
-    if (this.#carrying) {
+    // A stream that finished gave the lease up with its last event.
+    if (this.#carrying && !this.#stream.released) {
       await this.#ctx.services.delivery.release(this.#task.taskId, this.#stream.streamId, this.#stream.connectionId);
     }
   }
