@@ -3,6 +3,7 @@
   response; or none, for a call the client cancelled) with the state fields that say so (`done`), then gives
   up the stream's connection lease and, when this stream carries the task's outbox, the task's carrier lease.
   Nothing is left to hand over to the session's GET stream: the caller drained the outbox of a terminal task.
+  A stream that logged nothing before keeps its one event in its state hash (see below), not in a log.
   The separate steps (append, carrier release, connection release) were three scripts per stream.
 
   Input:
@@ -33,8 +34,15 @@ for field, value in pairs(cjson.decode(ARGV[5])) do
   fields[#fields + 1] = tostring(value)
 end
 local id = ''
-if ARGV[6] == 'event' then
+if ARGV[6] == 'event' and tonumber(redis.call('HGET', KEYS[3], 'n') or '0') > 0 then
   id = appendEvent(KEYS[1], KEYS[3], ARGV[2], ARGV[3], ARGV[4], '', fields)
+elseif ARGV[6] == 'event' then
+  -- The stream's first and last event (a task that sent nothing before its result): kept in the state, as
+  -- `fid` (its entry id, ordinal 1) and `fd` (its data), not in a log of its own, since a new Redis stream takes
+  -- over 4 KB (its first listpack is allocated whole) for as long as it is kept. EventLog reads it from there.
+  id = tostring(nowMs()) .. '-1'
+  redis.call('HSET', KEYS[3], 'n', '1', 'ms', id:sub(1, -3), 'fid', id, 'fd', ARGV[2], unpack(fields))
+  redis.call('PEXPIRE', KEYS[3], ARGV[4])
 elseif #fields > 0 then
   redis.call('HSET', KEYS[3], unpack(fields))
 end

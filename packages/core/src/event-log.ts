@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { Keys } from './keys.js';
 import { Scripts } from './script-replies.js';
+import { compareEntryIds } from './task-delivery.js';
 
 /** One SSE event as logged: its id (what `Last-Event-ID` names) and its data ('' for a priming event). */
 export interface LoggedEvent {
@@ -279,6 +280,11 @@ export class EventLog {
   /** Events after `entryId` in order, at most `count`; an empty list when the log is gone. */
   async readAfter(streamId: string, entryId: string, count = 1000): Promise<LoggedEvent[]> {
     const rows = await this.#redis.xrange(this.#keys.sseStream(streamId), `(${entryId}`, '+', 'COUNT', count);
+    if (rows.length === 0) {
+      const kept = await this.#keptEvent(streamId);
+      if (kept === undefined || compareEntryIds(kept.entryId, entryId) <= 0) return [];
+      return [{ id: EventLog.eventId(streamId, kept.entryId), ...kept }];
+    }
     return rows.map(([id, fields]) => {
       const values = new Map<string, string>();
       for (let i = 0; i + 1 < fields.length; i += 2) values.set(fields[i] as string, fields[i + 1] as string);
@@ -301,7 +307,9 @@ export class EventLog {
     const ordinal = Number(entryId.split('-')[1]);
     const [next] = await this.#redis.xrange(this.#keys.sseStream(streamId), `(${entryId}`, '+', 'COUNT', 1);
     if (next === undefined) {
-      const count = Number(await this.#redis.hget(this.#keys.sseState(streamId), 'n'));
+      const [n, kept] = await this.#redis.hmget(this.#keys.sseState(streamId), 'n', 'fid');
+      if (kept != null && compareEntryIds(kept, entryId) > 0) return Number(kept.split('-')[1]) === ordinal + 1;
+      const count = Number(n);
       return Number.isSafeInteger(count) && count === ordinal;
     }
     return Number(next[0].split('-')[1]) === ordinal + 1;
@@ -331,6 +339,15 @@ export class EventLog {
   /** True while some connection carries the stream. */
   async connected(streamId: string): Promise<boolean> {
     return (await this.#redis.exists(this.#keys.sseConnection(streamId))) === 1;
+  }
+
+  /**
+   * The event a stream keeps in its state instead of a log (its first and last, see finishStream-4.lua), if
+   * it has one.
+   */
+  async #keptEvent(streamId: string): Promise<{ entryId: string; data: string } | undefined> {
+    const [entryId, data] = await this.#redis.hmget(this.#keys.sseState(streamId), 'fid', 'fd');
+    return entryId == null || data == null ? undefined : { entryId, data };
   }
 
   #streamKeys(streamId: string): [string, string, string] {
