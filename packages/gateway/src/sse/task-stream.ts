@@ -79,7 +79,7 @@ export async function runTaskStream(
       }
       return;
     }
-    await carrier?.drain();
+    await carrier?.drain(waited.kind === 'terminal' && waited.announced === true);
     await (target.kind === 'result'
       ? finishResult(ctx, stream, target, waited)
       : finishDirect(ctx, stream, target, waited));
