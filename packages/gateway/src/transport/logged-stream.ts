@@ -116,7 +116,7 @@ export class LoggedStream {
   /**
    * Ends a tasks/result or direct-call stream of a terminal task: logs `message` (its response; undefined for
    * none) with `state` and gives the connection lease and the task's carrier lease (when this stream holds
-   * it) up in the same script, then writes the message. False when the client is gone (nothing logged, so a
+   * it) up in the same script, then writes the message and ends the connection with it. False when the client is gone (nothing logged, so a
    * resumption runs the stream on) or the stream was taken over.
    */
   finish(taskId: string, message: unknown, state: Readonly<Record<string, string>>): Promise<boolean> {
@@ -127,7 +127,7 @@ export class LoggedStream {
       this.#released = true;
       if (data === undefined || entryId === '') return true;
       await this.#fillGap(entryId);
-      return this.sse.event(this.#logged(entryId), data);
+      return this.sse.last(this.#logged(entryId), data);
     });
   }
 
