@@ -34,12 +34,11 @@ if ARGV[6] == 'touch' then
   redis.call('PEXPIRE', KEYS[3], ARGV[4])
   return { OK, '' }
 end
-local id = ''
-if ARGV[6] == 'event' then id = appendEvent(KEYS[1], KEYS[3], ARGV[2], ARGV[3], ARGV[4], ARGV[7]) end
 local fields = {}
 for field, value in pairs(cjson.decode(ARGV[5])) do
   fields[#fields + 1] = field
   fields[#fields + 1] = tostring(value)
 end
+if ARGV[6] == 'event' then return { OK, appendEvent(KEYS[1], KEYS[3], ARGV[2], ARGV[3], ARGV[4], ARGV[7], fields) } end
 if #fields > 0 then redis.call('HSET', KEYS[3], unpack(fields)) end
-return { OK, id }
+return { OK, '' }

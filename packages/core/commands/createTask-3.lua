@@ -31,9 +31,11 @@ if redis.call('EXISTS', KEYS[1]) == 1 then return { ALREADY_EXISTS } end
 
 local now = nowMs()
 local limit = tonumber(ARGV[5])
+-- The owner's non-terminal tasks, when counted (-1 when not): 0 means the index does not exist yet.
+local active = -1
 -- Entries of tasks that expired while non-terminal are pruned when they could make the count reach the limit.
 if limit > 0 then
-  local active = redis.call('ZCARD', KEYS[3])
+  active = redis.call('ZCARD', KEYS[3])
   if active >= limit then
     redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
     active = redis.call('ZCARD', KEYS[3])
@@ -59,12 +61,17 @@ end
 redis.call('HSET', KEYS[1], unpack(fields))
 redis.call('PEXPIREAT', KEYS[1], expiresAt)
 
--- An index lives as long as its longest-lived member.
-local function index(key)
+-- An index lives as long as its longest-lived member; one created by this ZADD gets the task's expiry at once
+-- (the non-terminal index empties, and so vanishes, whenever the owner has nothing running).
+local function index(key, created)
   redis.call('ZADD', key, expiresAt, ARGV[1])
-  keepUntil(key, expiresAt)
+  if created then
+    redis.call('PEXPIREAT', key, expiresAt)
+  else
+    keepUntil(key, expiresAt)
+  end
 end
-if ARGV[7] == '1' then index(KEYS[2]) end
-index(KEYS[3])
+if ARGV[7] == '1' then index(KEYS[2], false) end
+index(KEYS[3], active == 0)
 
 return { OK, encodeSnapshot(ARGV[1], task) }

@@ -9,6 +9,22 @@ export type ChannelListener = (message: string) => void;
 /** Ends one subscription (idempotent). */
 export type Unsubscribe = () => Promise<void>;
 
+/** SUBSCRIBE or UNSUBSCRIBE of classic channels asked for in one tick: sent as one command. */
+interface Batch {
+  readonly op: 'subscribe' | 'unsubscribe';
+  readonly channels: string[];
+  readonly done: Promise<unknown>;
+  settle(outcome: Promise<unknown>): void;
+}
+
+function newBatch(op: Batch['op'], channel: string): Batch {
+  let settle: (outcome: Promise<unknown>) => void = () => {};
+  const done = new Promise<unknown>((resolve) => {
+    settle = resolve;
+  });
+  return { op, channels: [channel], done, settle };
+}
+
 interface Channel {
   readonly listeners: Set<ChannelListener>;
   /** Settles once Redis confirmed the SUBSCRIBE for this channel. */
@@ -31,6 +47,8 @@ export class EventBus {
   /** Listeners of every task's channel (PSUBSCRIBE), for the operator console. */
   readonly #everyTask = new Set<(taskId: string, message: string) => void>();
   #everyTaskSubscribed: Promise<unknown> | undefined;
+  /** Classic (un)subscriptions of this tick, in the order asked for; flushed in a microtask. */
+  #batches: Batch[] = [];
   #connectedOnce = false;
   #closed = false;
 
@@ -78,7 +96,7 @@ export class EventBus {
     if (entry === undefined) {
       const subscribed = this.#isShard(channel)
         ? this.#subscriber.ssubscribe(channel)
-        : this.#subscriber.subscribe(channel);
+        : this.#batched('subscribe', channel);
       entry = { listeners: new Set(), subscribed };
       this.#channels.set(channel, entry);
       // Callers see a failed SUBSCRIBE through `await` below; this only keeps it from being unhandled.
@@ -185,8 +203,32 @@ export class EventBus {
     if (this.#closed) return;
     const done = this.#isShard(channel)
       ? this.#subscriber.sunsubscribe(channel)
-      : this.#subscriber.unsubscribe(channel);
+      : this.#batched('unsubscribe', channel);
     await done.catch(() => {});
+  }
+
+  /**
+   * Queues a classic SUBSCRIBE or UNSUBSCRIBE: those asked for in one tick go out as one command per run of the
+   * same kind, in the order asked for (a tasks/result stream subscribes to its task's channel and its outbox's
+   * together, and a busy gateway opens many streams per tick). Settles as that command does.
+   */
+  #batched(op: Batch['op'], channel: string): Promise<unknown> {
+    const last = this.#batches.at(-1);
+    if (last !== undefined && last.op === op) {
+      last.channels.push(channel);
+      return last.done;
+    }
+    const batch = newBatch(op, channel);
+    if (this.#batches.push(batch) === 1) queueMicrotask(() => this.#flush());
+    return batch.done;
+  }
+
+  #flush(): void {
+    const batches = this.#batches;
+    this.#batches = [];
+    for (const { op, channels, settle } of batches) {
+      settle(op === 'subscribe' ? this.#subscriber.subscribe(...channels) : this.#subscriber.unsubscribe(...channels));
+    }
   }
 
   #isShard(channel: string): boolean {

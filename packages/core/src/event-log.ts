@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { Keys } from './keys.js';
 import { Scripts } from './script-replies.js';
+import { compareEntryIds } from './task-delivery.js';
 
 /** One SSE event as logged: its id (what `Last-Event-ID` names) and its data ('' for a priming event). */
 export interface LoggedEvent {
@@ -190,6 +191,34 @@ export class EventLog {
     return reply.kind === 'appended' ? EventLog.eventId(streamId, reply.entryId) : undefined;
   }
 
+  /**
+   * Ends a tasks/result or direct-call stream of a terminal task in one script (finishStream-4.lua): logs its
+   * last event (`data`; undefined for none) with `state`, gives the connection lease up and the task's carrier
+   * lease too when this stream holds it. Resolves to the event's entry id ('' without an event), or undefined
+   * when the connection no longer holds the stream (then nothing changed).
+   */
+  async finish(
+    streamId: string,
+    connectionId: string,
+    taskId: string,
+    data: string | undefined,
+    state: Readonly<Record<string, string>>,
+  ): Promise<string | undefined> {
+    const reply = await this.#scripts.finishStream(
+      [...this.#streamKeys(streamId), this.#keys.taskCarrier(taskId)],
+      [
+        connectionId,
+        data ?? '',
+        this.maxEvents,
+        this.retentionMs,
+        JSON.stringify(state),
+        data === undefined ? 'state' : 'event',
+        streamId,
+      ],
+    );
+    return reply.kind === 'appended' ? reply.entryId : undefined;
+  }
+
   /** Sets state fields without an event (e.g. `done` for a response that is not sent); false when fenced. */
   async setState(streamId: string, connectionId: string, state: Readonly<Record<string, string>>): Promise<boolean> {
     const reply = await this.#scripts.appendEvent(this.#streamKeys(streamId), [
@@ -251,6 +280,11 @@ export class EventLog {
   /** Events after `entryId` in order, at most `count`; an empty list when the log is gone. */
   async readAfter(streamId: string, entryId: string, count = 1000): Promise<LoggedEvent[]> {
     const rows = await this.#redis.xrange(this.#keys.sseStream(streamId), `(${entryId}`, '+', 'COUNT', count);
+    if (rows.length === 0) {
+      const kept = await this.#keptEvent(streamId);
+      if (kept === undefined || compareEntryIds(kept.entryId, entryId) <= 0) return [];
+      return [{ id: EventLog.eventId(streamId, kept.entryId), ...kept }];
+    }
     return rows.map(([id, fields]) => {
       const values = new Map<string, string>();
       for (let i = 0; i + 1 < fields.length; i += 2) values.set(fields[i] as string, fields[i + 1] as string);
@@ -273,7 +307,9 @@ export class EventLog {
     const ordinal = Number(entryId.split('-')[1]);
     const [next] = await this.#redis.xrange(this.#keys.sseStream(streamId), `(${entryId}`, '+', 'COUNT', 1);
     if (next === undefined) {
-      const count = Number(await this.#redis.hget(this.#keys.sseState(streamId), 'n'));
+      const [n, kept] = await this.#redis.hmget(this.#keys.sseState(streamId), 'n', 'fid');
+      if (kept != null && compareEntryIds(kept, entryId) > 0) return Number(kept.split('-')[1]) === ordinal + 1;
+      const count = Number(n);
       return Number.isSafeInteger(count) && count === ordinal;
     }
     return Number(next[0].split('-')[1]) === ordinal + 1;
@@ -303,6 +339,15 @@ export class EventLog {
   /** True while some connection carries the stream. */
   async connected(streamId: string): Promise<boolean> {
     return (await this.#redis.exists(this.#keys.sseConnection(streamId))) === 1;
+  }
+
+  /**
+   * The event a stream keeps in its state instead of a log (its first and last, see finishStream-4.lua), if
+   * it has one.
+   */
+  async #keptEvent(streamId: string): Promise<{ entryId: string; data: string } | undefined> {
+    const [entryId, data] = await this.#redis.hmget(this.#keys.sseState(streamId), 'fid', 'fd');
+    return entryId == null || data == null ? undefined : { entryId, data };
   }
 
   #streamKeys(streamId: string): [string, string, string] {

@@ -249,6 +249,18 @@ export class Scripts {
     return decodeAppendEvent(await this.#run('appendEvent', keys, given));
   }
 
+  /** KEYS: event log, connection lease, stream state, the task's carrier lease. ARGV: see finishStream-4.lua (7). */
+  async finishStream(
+    keys: [string, string, string, string],
+    args: [string, string, number, number, string, 'event' | 'state', string],
+  ) {
+    const raw = await this.#run('finishStream', keys, args);
+    const { code, detail } = coded('finishStream', raw);
+    if (code === ScriptCode.Ok) return { kind: 'appended', entryId: text('finishStream', raw, detail) } as const;
+    if (code === ScriptCode.Fenced) return { kind: 'fenced' } as const;
+    throw unexpected('finishStream', raw);
+  }
+
   /** KEYS: event log, connection lease, stream state, carrier lease, relay state. ARGV: see relayEvent-5.lua (10). */
   async relayEvent(
     keys: [string, string, string, string, string],

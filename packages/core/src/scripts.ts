@@ -20,6 +20,7 @@ export const SCRIPT_KEY_COUNTS = {
   answerInput: 2,
   streamLease: 2,
   appendEvent: 3,
+  finishStream: 4,
   relayEvent: 5,
   lease: 1,
   carrierLease: 5,

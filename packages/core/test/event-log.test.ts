@@ -24,6 +24,37 @@ describe('SSE event logs, task delivery and session feeds', () => {
     };
   }
 
+  it('ends a task stream in one step: its response logged with done, its connection and carrier leases given up', async () => {
+    const { conn, keys, log, delivery } = setup();
+    const taskId = `${SESSION.slice(0, 4)}${'t'.repeat(24)}`;
+    // A stream that logged nothing before keeps its one event in its state: no log of its own.
+    const quiet = EventLog.newStreamId(SESSION);
+    await log.create({ streamId: quiet, kind: 'result', session: 'digest', taskId, rpcId: 7 }, 'conn-q', 10_000);
+    expect(await delivery.claim(taskId, quiet, 'conn-q', 10_000)).toBe('ok');
+    expect(await log.finish(quiet, 'conn-r', taskId, '{"r":1}', { done: '1' })).toBeUndefined();
+    const entryId = (await log.finish(quiet, 'conn-q', taskId, '{"r":1}', { done: '1' })) as string;
+    expect(entryId).toMatch(/^\d+-1$/);
+    expect(await conn.exists(keys.sseStream(quiet), keys.sseConnection(quiet), keys.taskCarrier(taskId))).toBe(0);
+    expect((await log.state(quiet))?.done).toBe(true);
+    expect(await log.readAfter(quiet, '0-0')).toEqual([
+      { id: EventLog.eventId(quiet, entryId), entryId, data: '{"r":1}' },
+    ]);
+    expect(await log.readAfter(quiet, entryId)).toEqual([]);
+    expect(await log.complete(quiet, '0-0')).toBe(true);
+    expect(await log.complete(quiet, entryId)).toBe(true);
+    // A stream that logged events goes on in its log; another stream's carrier lease stays.
+    const busy = EventLog.newStreamId(SESSION);
+    await log.create({ streamId: busy, kind: 'result', session: 'digest', taskId, rpcId: 8 }, 'conn-b', 10_000);
+    await log.append(busy, 'conn-b', '{"p":1}');
+    await conn.set(keys.taskCarrier(taskId), 'another-stream');
+    const last = (await log.finish(busy, 'conn-b', taskId, '{"r":2}', { done: '1' })) as string;
+    expect(last).toMatch(/-2$/);
+    expect(await conn.xlen(keys.sseStream(busy))).toBe(2);
+    expect(await conn.get(keys.taskCarrier(taskId))).toBe('another-stream');
+    expect(await conn.exists(keys.sseConnection(busy))).toBe(0);
+    expect((await log.readAfter(busy, '0-0')).map((event) => event.data)).toEqual(['{"p":1}', '{"r":2}']);
+  });
+
   it('numbers events in order and lets only the connection that holds the stream append', async () => {
     const { log } = setup();
     const streamId = EventLog.newStreamId(SESSION);

@@ -204,6 +204,8 @@ describe('Redis Cluster slots', () => {
         await delivery.claim(task.taskId, resultStream, 'r', 10_000);
         await delivery.refresh(task.taskId, resultStream, 'r', 10_000);
         await delivery.release(task.taskId, resultStream, 'r');
+        await delivery.claim(task.taskId, resultStream, 'r', 10_000);
+        await log.finish(resultStream, 'r', task.taskId, '{}', { done: '1' });
         await outbox.append(plain.taskId, { type: 'log', level: 'info', data: 'x' });
         await subscriptions.subscribe(session.sessionId, 'test://a');
         await subscriptions.unsubscribe(session.sessionId, 'test://a');

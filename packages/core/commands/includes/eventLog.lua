@@ -6,7 +6,8 @@
 -- age, and keeps the log and the stream's state for `retentionMs` after this event. `feed` (optional, not '')
 -- is stored with the event as field `f`: on a session's GET stream, the session-feed position the stream had
 -- processed when it wrote the event, so a replay interleaves the feed's status notifications as they went out.
-local function appendEvent(logKey, stateKey, data, maxEvents, retentionMs, feed)
+-- `extra` (optional): state fields to set along (a flat list of field, value), in the same HSET.
+local function appendEvent(logKey, stateKey, data, maxEvents, retentionMs, feed, extra)
   local now = nowMs()
   local last = tonumber(redis.call('HGET', stateKey, 'ms') or '0')
   if now < last then now = last end
@@ -18,7 +19,11 @@ local function appendEvent(logKey, stateKey, data, maxEvents, retentionMs, feed)
     id = redis.call('XADD', logKey, 'MAXLEN', '~', maxEvents, tostring(now) .. '-' .. n, 'd', data)
   end
   redis.call('XTRIM', logKey, 'MINID', '~', tostring(now - tonumber(retentionMs)))
-  redis.call('HSET', stateKey, 'ms', tostring(now))
+  if extra and #extra > 0 then
+    redis.call('HSET', stateKey, 'ms', tostring(now), unpack(extra))
+  else
+    redis.call('HSET', stateKey, 'ms', tostring(now))
+  end
   redis.call('PEXPIRE', logKey, retentionMs)
   redis.call('PEXPIRE', stateKey, retentionMs)
   return id

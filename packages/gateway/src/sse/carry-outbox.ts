@@ -7,8 +7,12 @@ import { OutboxRelay } from './outbox-relay.js';
 
 /** A stream's hold on a task's outbox. */
 export interface OutboxCarrier {
-  /** Delivers everything appended so far, if this stream carries the task (call it once the task is terminal). */
-  drain(): Promise<void>;
+  /**
+   * Delivers everything appended so far, if this stream carries the task (call it once the task is terminal).
+   * `announced`: the end was learnt from the task channel, after every arrival announced before it, so an
+   * outbox that had no arrival is not looked at again (unless the subscriber reconnected meanwhile).
+   */
+  drain(announced?: boolean): Promise<void>;
 }
 
 /**
@@ -64,6 +68,8 @@ class Carrier implements OutboxCarrier {
   #nonEmpty = false;
   #unsubscribe: (() => Promise<void>) | undefined;
   #closed = false;
+  /** The subscriber reconnected while this stream was open: announcements may have been lost. */
+  #reconnected = false;
 
   constructor(ctx: SessionContext, stream: LoggedStream, task: StoredTask, kind: 'result' | 'direct') {
     this.#ctx = ctx;
@@ -80,6 +86,7 @@ class Carrier implements OutboxCarrier {
 
   /** The subscriber reconnected: announcements may have been lost meanwhile. */
   reconnected(): void {
+    this.#reconnected = true;
     this.#run(true);
   }
 
@@ -96,8 +103,8 @@ class Carrier implements OutboxCarrier {
     await this.#pump(false);
   }
 
-  drain(): Promise<void> {
-    return this.#pump(true);
+  drain(announced = false): Promise<void> {
+    return this.#pump(!announced || this.#reconnected);
   }
 
   #run(recheck: boolean): void {
@@ -202,7 +209,8 @@ class Carrier implements OutboxCarrier {
     this.#closed = true;
     carriersOf(this.#ctx.services.bus).delete(this);
     await this.#unsubscribe?.();
-    if (this.#carrying) {
+    // A stream that finished gave the lease up with its last event.
+    if (this.#carrying && !this.#stream.released) {
       await this.#ctx.services.delivery.release(this.#task.taskId, this.#stream.streamId, this.#stream.connectionId);
     }
   }

@@ -22,8 +22,10 @@ export function connectStream(
   role: StreamRole,
   logger: Logger,
   positions?: StreamPositions,
+  primed = false,
 ): LoggedStream {
-  const sse = new SseStream(res);
+  // A primed stream's headers leave with its priming event, written right after this.
+  const sse = new SseStream(res, { headersWithFirstEvent: primed });
   const stream = new LoggedStream(services.events, sse, ids, streamLeaseMs(services), logger, positions);
   sse.owner = stream;
   // Heartbeats from the registry's one timer; once the connection ends, shutdown waits for the clean-up.
@@ -45,7 +47,7 @@ export async function openLoggedStream(
   prime: boolean,
 ): Promise<LoggedStream> {
   const priming = prime ? await services.events.append(ids.streamId, ids.connectionId, '') : undefined;
-  const stream = connectStream(services, res, ids, role, logger);
+  const stream = connectStream(services, res, ids, role, logger, undefined, priming !== undefined);
   if (priming !== undefined) stream.sse.event(priming, '', services.options.sseRetryMs);
   return stream;
 }
@@ -74,7 +76,7 @@ export function openTaskConnection(
   logger: Logger,
   prime: boolean,
 ): LoggedStream {
-  const stream = connectStream(services, res, ids, role, logger);
+  const stream = connectStream(services, res, ids, role, logger, undefined, prime);
   if (prime) stream.sse.event(beforeFirstEventId(ids.streamId), '', services.options.sseRetryMs);
   return stream;
 }

@@ -79,7 +79,7 @@ export async function runTaskStream(
       }
       return;
     }
-    await carrier?.drain();
+    await carrier?.drain(waited.kind === 'terminal' && waited.announced === true);
     await (target.kind === 'result'
       ? finishResult(ctx, stream, target, waited)
       : finishDirect(ctx, stream, target, waited));
@@ -122,7 +122,7 @@ async function finishResult(
   } catch (error) {
     message = errorResponse(target.rpcId, toJsonRpcError(error));
   }
-  await stream.emit(message, { done: '1' });
+  await stream.finish(target.taskId, message, { done: '1' });
 }
 
 /** A direct call: its result or error; nothing when the client cancelled it (notifications/cancelled). */
@@ -140,10 +140,12 @@ async function finishDirect(
     waited.task.status === 'cancelled' &&
     !(await services.calls.isOpen(sessionId, target.rpcId));
   if (byClient) {
-    await stream.setState({ done: '1' });
+    await stream.finish(target.taskId, undefined, { done: '1' });
   } else {
     const task = waited.kind === 'terminal' ? waited.task : undefined;
-    await stream.emit(await directCallOutcome(ctx, target.rpcId, target.taskId, task), { done: '1' });
+    await stream.finish(target.taskId, await directCallOutcome(ctx, target.rpcId, target.taskId, task), {
+      done: '1',
+    });
   }
   await services.calls.close(sessionId, target.rpcId).catch(() => undefined);
 }

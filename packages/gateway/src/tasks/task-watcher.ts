@@ -3,7 +3,15 @@ import { isTerminalStatus } from '@taskgate/protocol';
 
 /** How waiting for a task ended. */
 export type WatchOutcome =
-  | { readonly kind: 'terminal'; readonly task: TaskRecord }
+  | {
+      readonly kind: 'terminal';
+      readonly task: TaskRecord;
+      /**
+       * Learnt from the task channel's message (not from a re-read): every message published before it, such
+       * as an outbox arrival's, reached this process's subscriber first.
+       */
+      readonly announced?: true;
+    }
   | { readonly kind: 'gone' }
   | { readonly kind: 'aborted' };
 
@@ -79,10 +87,12 @@ class Watch {
     for (const waiter of [...this.waiters]) this.settle(waiter, outcome);
   }
 
-  /** Settles the waiters when `record` says the task is over. */
-  check(record: TaskRecord | undefined): void {
+  /** Settles the waiters when `record` says the task is over (`announced`: the record is a channel message's). */
+  check(record: TaskRecord | undefined, announced = false): void {
     if (record === undefined) this.settleAll(GONE);
-    else if (isTerminalStatus(record.status)) this.settleAll({ kind: 'terminal', task: record });
+    else if (isTerminalStatus(record.status)) {
+      this.settleAll(announced ? { kind: 'terminal', task: record, announced } : { kind: 'terminal', task: record });
+    }
   }
 }
 
@@ -220,7 +230,7 @@ export class TaskWatcher {
     try {
       const fields = JSON.parse(message) as Record<string, string>;
       if (fields.status !== undefined && isTerminalStatus(fields.status as TaskRecord['status'])) {
-        watch.check(recordFromFields(watch.taskId, fields));
+        watch.check(recordFromFields(watch.taskId, fields), true);
       }
     } catch {
       this.#reread(watch);

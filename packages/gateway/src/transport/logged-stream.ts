@@ -45,6 +45,8 @@ export class LoggedStream {
   #positions: { log: string; feed: string } | undefined;
   /** Log entry id of the last logged event this connection wrote (`0-0`: none yet). */
   #written = '0-0';
+  /** `finish` gave the connection lease (and the carrier lease) up. */
+  #released = false;
 
   constructor(
     log: EventLog,
@@ -111,6 +113,29 @@ export class LoggedStream {
     void this.#queued(async () => this.#moveFeed(feedId));
   }
 
+  /**
+   * Ends a tasks/result or direct-call stream of a terminal task: logs `message` (its response; undefined for
+   * none) with `state` and gives the connection lease and the task's carrier lease (when this stream holds
+   * it) up in the same script, then writes the message and ends the connection with it. False when the client is gone (nothing logged, so a
+   * resumption runs the stream on) or the stream was taken over.
+   */
+  finish(taskId: string, message: unknown, state: Readonly<Record<string, string>>): Promise<boolean> {
+    const data = message === undefined ? undefined : JSON.stringify(message);
+    return this.#step(async () => {
+      const entryId = await this.#log.finish(this.streamId, this.connectionId, taskId, data, state);
+      if (entryId === undefined) return 'fenced';
+      this.#released = true;
+      if (data === undefined || entryId === '') return true;
+      await this.#fillGap(entryId);
+      return this.sse.last(this.#logged(entryId), data);
+    });
+  }
+
+  /** True once `finish` gave the stream's leases up: the stream holds nothing in Redis any more. */
+  get released(): boolean {
+    return this.#released;
+  }
+
   /** Sets state fields without an event (the stream ends without a response). */
   setState(state: Readonly<Record<string, string>>): Promise<boolean> {
     return this.#step(async () =>
@@ -171,6 +196,7 @@ export class LoggedStream {
    * stream over), then runs the stream's own heartbeat work (its other leases, safety re-reads).
    */
   async heartbeat(): Promise<void> {
+    if (this.#released) return;
     // A part that extends the connection lease along with its own (a carrier) saves a script per beat.
     let held = await this.#connectionRefresh?.().catch(() => true);
     // A session stream also keeps its log and state alive while connected: its status events log nothing.
@@ -227,7 +253,7 @@ export class LoggedStream {
           this.#logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'stream cleanup failed'),
         );
       }
-      await this.#log.releaseConnection(this.streamId, this.connectionId).catch(() => {});
+      if (!this.#released) await this.#log.releaseConnection(this.streamId, this.connectionId).catch(() => {});
     })();
     return this.#closed;
   }

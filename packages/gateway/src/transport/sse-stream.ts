@@ -3,6 +3,11 @@ import type { ServerResponse } from 'node:http';
 export interface SseStreamOptions {
   /** Extra response headers. */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * The caller writes an event at once (a priming event), which carries the headers out with it: they are not
+   * flushed on their own first (one socket write fewer per stream).
+   */
+  readonly headersWithFirstEvent?: boolean;
 }
 
 /** Who runs a stream's heartbeat work and its clean-up after the connection ended (a `LoggedStream`). */
@@ -46,7 +51,7 @@ export class SseStream {
       'X-Accel-Buffering': 'no',
       ...options.headers,
     });
-    res.flushHeaders();
+    if (options.headersWithFirstEvent !== true) res.flushHeaders();
     res.socket?.setNoDelay(true);
     // 'close' comes once: `on` spares the wrapper `once` makes.
     res.on('close', () => this.#closed());
@@ -99,6 +104,18 @@ export class SseStream {
     this.#write(
       data === '' ? `id: ${eventId}\n${retry}data: \n\n` : `id: ${eventId}\n${retry}event: message\ndata: ${data}\n\n`,
     );
+    return true;
+  }
+
+  /**
+   * Writes one logged event, the stream's last (the response of a tasks/result or direct call), and ends the
+   * stream with it in one socket write. Returns false when the stream is closed.
+   */
+  last(eventId: string, data: string): boolean {
+    if (!this.isOpen) return false;
+    this.#endedByServer = true;
+    this.#res.end(`id: ${eventId}\nevent: message\ndata: ${data}\n\n`);
+    this.#closed();
     return true;
   }
 
