@@ -136,6 +136,7 @@ export {
   type TaskKind,
   type TaskOutcome,
   type TaskRecord,
+  type TaskWire,
   toTask,
 } from './task-record.js';
 export {
