@@ -4,6 +4,7 @@ import { Keys } from '@taskgate/core';
 import { ProtocolError, RELATED_TASK_META_KEY, TASKS_EXTENSION } from '@taskgate/protocol';
 import type { RpcContext } from '../services/context.js';
 import type { StatelessMeta } from './envelope.js';
+import type { StatelessAnswer } from './notices.js';
 import { RequestStateCodec } from './request-state.js';
 import type { InputRequestsView } from './task-view.js';
 
@@ -12,6 +13,10 @@ export interface StatelessContext extends RpcContext {
   readonly meta: StatelessMeta;
   /** True when auth is off: tasks are bound to their unguessable id only, not to an owner. */
   readonly anonymous: boolean;
+  /** Where the answer goes: JSON, or a stream once a notification went out. */
+  readonly answer: StatelessAnswer;
+  /** The request's `Mcp-Param-*` headers by lower-case name (SEP-2243). */
+  readonly params: ReadonlyMap<string, string>;
 }
 
 /** The owner of what an unauthenticated stateless request creates: a fresh random one, so nothing is shared. */

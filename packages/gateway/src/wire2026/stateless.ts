@@ -15,6 +15,8 @@ import { anonymousOwner, type StatelessContext } from './context.js';
 import { answersMethod, dispatchStateless } from './dispatch.js';
 import { checkEnvelope, WireRefusal } from './envelope.js';
 import { listen } from './listen.js';
+import { StatelessAnswer } from './notices.js';
+import { paramHeaders } from './param-headers.js';
 
 /** The HTTP status of a JSON-RPC error on this wire. */
 function statusOf(code: number): number {
@@ -57,7 +59,8 @@ export async function handleStateless(
   const { id, method } = message;
   const params = paramsOf(message);
   const started = performance.now();
-  const reply = (status: number, body: Record<string, unknown>): void => void res.status(status).json(body);
+  const answer = new StatelessAnswer(services, res);
+  const reply = (status: number, body: Record<string, unknown>): void => answer.finish(status, body);
   try {
     const meta = checkEnvelope(req, method, params);
     if (method !== 'subscriptions/listen' && !answersMethod(method)) {
@@ -80,6 +83,8 @@ export async function handleStateless(
       request: message,
       meta,
       anonymous: caller.principal === undefined,
+      answer,
+      params: paramHeaders(req.headers),
     };
     const operation = operationOf(method);
     if (operation !== undefined) await services.rateLimits.consume(operation, owner, ctx.logger);

@@ -1,8 +1,17 @@
 import { type CatalogEntry, Keys, type StoredTask } from '@taskgate/core';
-import { ErrorCode, isTerminalStatus, ProtocolError, TASKS_EXTENSION } from '@taskgate/protocol';
+import {
+  ErrorCode,
+  isTerminalStatus,
+  LoggingLevelSchema,
+  type ProgressToken,
+  ProtocolError,
+  TASKS_EXTENSION,
+} from '@taskgate/protocol';
 import { removeWaitingJob } from '../outcomes/cancel-call.js';
 import { enqueue } from '../rpc/enqueue.js';
 import { answerInputs, declaresTasks, pendingInputs, requestStates, type StatelessContext } from './context.js';
+import { CallNotices } from './notices.js';
+import { checkParamHeaders } from './param-headers.js';
 import { createTaskResult, type InputRequestsView } from './task-view.js';
 
 /** How long a `requestState` stays valid: the input a round asks for must come back within it. */
@@ -53,6 +62,7 @@ export async function statelessToolsCall(
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
     throw ProtocolError.invalidParams('Invalid params: params.arguments must be an object');
   }
+  checkParamHeaders(entry.tool.inputSchema as Record<string, unknown>, args, ctx.params);
   const taskSupport = entry.tool.execution?.taskSupport ?? 'forbidden';
   const asTask = taskSupport !== 'forbidden' && declaresTasks(ctx);
   if (taskSupport === 'required' && !asTask) throw tasksRequired(name);
@@ -75,7 +85,8 @@ export async function statelessToolsCall(
     asTask ? 'task created' : 'call started',
   );
   const failed = await enqueue(ctx, entry, record, args);
-  if (asTask) return createTaskResult(failed ?? record);
+  // A task is handed back at once, unless its tool gathers its first input before it becomes one.
+  if (asTask && (failed !== undefined || entry.inputBeforeTask !== true)) return createTaskResult(failed ?? record);
   if (failed !== undefined) throw ProtocolError.internal('The call could not be queued for a worker; try again later.');
   return awaitCall(ctx, entry, record, signal, responses);
 }
@@ -108,17 +119,23 @@ async function awaitCall(
   // The answers this round brought go to the requests of the call that wait under their keys, also to those
   // it asks only now (a round may bring an answer before the question: input requests are keyed by the tool).
   const unused = new Map(Object.entries(responses ?? {}));
-  let settled = await settle(ctx, record.taskId, signal);
+  const notices = noticesOf(ctx, record);
+  let settled = await settle(ctx, record.taskId, signal, notices);
   while (settled !== 'aborted' && 'inputs' in settled) {
     const now = Object.keys(settled.inputs).filter((key) => unused.has(key));
     if (now.length === 0) break;
     await answerInputs(ctx, record, Object.fromEntries(now.map((key) => [key, unused.get(key)])));
     for (const key of now) unused.delete(key);
-    settled = await settle(ctx, record.taskId, signal);
+    // A task whose input arrived goes on as a task: this round answers CreateTaskResult.
+    if (record.kind === 'task') return createTaskResult((await ctx.services.tasks.read(record.taskId)) ?? record);
+    settled = await settle(ctx, record.taskId, signal, notices);
   }
   if (settled === 'aborted') {
-    await ctx.services.tasks.cancelAsBroker(record, 'The client went away').catch(() => {});
-    await removeWaitingJob(ctx.services, entry.tool.name, record.taskId, ctx).catch(() => {});
+    // A call nobody waits for any more is cancelled; a task runs on (its id is in the last round's state).
+    if (record.kind === 'direct') {
+      await ctx.services.tasks.cancelAsBroker(record, 'The client went away').catch(() => {});
+      await removeWaitingJob(ctx.services, entry.tool.name, record.taskId, ctx).catch(() => {});
+    }
     throw ProtocolError.internal('The request was aborted');
   }
   if ('inputs' in settled) {
@@ -131,6 +148,7 @@ async function awaitCall(
     return { resultType: 'input_required', inputRequests: settled.inputs, requestState };
   }
   if (settled.task.kind === 'task') return createTaskResult(settled.task);
+  await notices.drain(record.taskId);
   const { outcome } = await ctx.services.tasks.readWithOutcome(record.taskId);
   if (outcome !== undefined && 'result' in outcome) return { ...outcome.result, resultType: 'complete' };
   if (outcome !== undefined) throw new ProtocolError(outcome.error.code, outcome.error.message, outcome.error.data);
@@ -138,24 +156,44 @@ async function awaitCall(
   throw ProtocolError.internal(`The call ${settled.task.status === 'cancelled' ? 'was cancelled' : 'ended'}${why}`);
 }
 
+/** What of the call's outbox this request gets: progress for its token, log messages at its `_meta` logLevel. */
+function noticesOf(ctx: StatelessContext, record: StoredTask): CallNotices {
+  const token = record.progressToken as ProgressToken | undefined;
+  const level = LoggingLevelSchema.safeParse(ctx.meta.logLevel);
+  return new CallNotices(ctx.answer, token, level.success ? level.data : undefined);
+}
+
 type Settled = { readonly task: StoredTask } | { readonly task: StoredTask; readonly inputs: InputRequestsView };
 
 /** Until the record is terminal, or waits for input it has asked for; woken by its channel, re-read on a timer. */
-async function settle(ctx: StatelessContext, taskId: string, signal: AbortSignal): Promise<Settled | 'aborted'> {
+async function settle(
+  ctx: StatelessContext,
+  taskId: string,
+  signal: AbortSignal,
+  notices: CallNotices,
+): Promise<Settled | 'aborted'> {
   let wake: () => void = () => {};
-  const unsubscribe = await ctx.services.bus.onTaskChange(taskId, () => wake());
+  const unsubscribes = await Promise.all([
+    ctx.services.bus.onTaskChange(taskId, () => wake()),
+    ...(notices.wanted ? [ctx.services.bus.onOutboxArrival(taskId, () => wake())] : []),
+  ]);
+  let asked = 0;
   try {
     for (;;) {
       if (signal.aborted) return 'aborted';
+      await notices.drain(taskId);
       const task = await ctx.services.tasks.read(taskId);
       if (task === undefined) throw ProtocolError.internal('The call expired before it finished');
       if (isTerminalStatus(task.status)) return { task };
       if (task.status === 'input_required') {
+        // A tool may ask several things at once: the round goes out once no new request came for a moment.
         const inputs = await pendingInputs(ctx, taskId);
-        if (Object.keys(inputs).length > 0) return { task, inputs };
+        const count = Object.keys(inputs).length;
+        if (count > 0 && count === asked) return { task, inputs };
+        asked = count;
       }
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, task.status === 'input_required' ? 100 : 1000);
+        const timer = setTimeout(done, task.status === 'input_required' ? (asked > 0 ? 30 : 100) : 1000);
         function done(): void {
           clearTimeout(timer);
           signal.removeEventListener('abort', done);
@@ -166,6 +204,6 @@ async function settle(ctx: StatelessContext, taskId: string, signal: AbortSignal
       });
     }
   } finally {
-    await unsubscribe().catch(() => {});
+    await Promise.all(unsubscribes.map((unsubscribe) => unsubscribe().catch(() => {})));
   }
 }
