@@ -91,6 +91,8 @@ try {
     TASKGATE_KEY_PREFIX: 'conformance',
     TASKGATE_CURSOR_SECRET: 'conformance-cursor-secret-0123456789',
     TASKGATE_REQUEST_STATE_SECRET: 'conformance-request-state-secret-0123',
+    // No metrics listener: its default port may be taken by another deployment on this machine.
+    TASKGATE_METRICS_PORT: '0',
   };
   const worker = forkNode(cli, ['worker', '--tools', '@taskgate/conformance-fixture'], env, { cwd: root });
   processes.push(worker);

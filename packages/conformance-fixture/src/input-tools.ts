@@ -212,6 +212,28 @@ export const paramHeader = defineTool({
   handler: (args) => `Region: ${String((args as { region?: unknown }).region)}`,
 });
 
+export const triggerToolChange = defineTool({
+  name: 'test_trigger_tool_change',
+  description: 'Announces that the tool list changed (list_changed news for the streams that asked).',
+  inputSchema: none,
+  taskSupport: 'forbidden',
+  async handler(_args, ctx) {
+    await ctx.listChanged('tools');
+    return 'Announced a tool list change.';
+  },
+});
+
+export const triggerPromptChange = defineTool({
+  name: 'test_trigger_prompt_change',
+  description: 'Announces that the prompt list changed (list_changed news for the streams that asked).',
+  inputSchema: none,
+  taskSupport: 'forbidden',
+  async handler(_args, ctx) {
+    await ctx.listChanged('prompts');
+    return 'Announced a prompt list change.';
+  },
+});
+
 export const inputTools = [
   inputElicitation,
   inputSampling,
@@ -225,4 +247,6 @@ export const inputTools = [
   streamingElicitation,
   loggingTool,
   paramHeader,
+  triggerToolChange,
+  triggerPromptChange,
 ];

@@ -38,6 +38,8 @@ describe('conformance fixture', () => {
       'test_tool_with_logging',
       'test_tool_with_progress',
       'test_tool_with_task',
+      'test_trigger_prompt_change',
+      'test_trigger_tool_change',
     ]);
     expect(resources.map((r) => (r.kind === 'resource' ? r.resource.uri : r.template.uriTemplate))).toEqual([
       'test://static-text',

@@ -7,7 +7,7 @@ export {
   type ExistingQueueEvent,
   streamEntryTime,
 } from './bridge-queues.js';
-export { Catalog, type CatalogOptions } from './catalog.js';
+export { announceListChanged, Catalog, type CatalogOptions } from './catalog.js';
 export {
   createRedisConnection,
   DEFAULT_COMMAND_TIMEOUT_MS,

@@ -82,7 +82,9 @@ const DESCRIBED: { readonly [Name in ErrorCodeName]: Described } = {
   },
   ResourceNotFound: {
     origin: 'MCP',
-    meaning: '`resources/read` or `resources/subscribe` of a URI that no live worker offers',
+    meaning:
+      '`resources/read` or `resources/subscribe` of a URI that no live worker offers (on 2026-07-28: -32602 instead, ' +
+      'SEP-2164)',
     http: [200],
   },
   UrlElicitationRequired: {

@@ -41,6 +41,8 @@ export interface ContextServices {
   readonly inputTimeoutMs: number;
   /** Announces `notifications/resources/updated` for a URI. */
   readonly announce: (uri: string) => Promise<void>;
+  /** Announces that the list of tools, resources or prompts changed. */
+  readonly announceListChanged?: (kind: 'tools' | 'resources' | 'prompts') => Promise<void>;
 }
 
 export interface ContextOptions {
@@ -161,6 +163,9 @@ export function createToolContext(options: ContextOptions): ContextHandle {
     },
     resourceUpdated(uri) {
       return services.announce(String(uri));
+    },
+    listChanged(kind) {
+      return services.announceListChanged?.(kind) ?? Promise.resolve();
     },
     setStatusMessage(text) {
       return quietly('set the status message', () => store.setStatusMessage(ref, String(text)));

@@ -47,6 +47,11 @@ export interface ToolContext {
    * sends them `notifications/resources/updated` on their GET stream.
    */
   resourceUpdated(uri: string): Promise<void>;
+  /**
+   * Tells clients that the list of tools, resources or prompts changed (list_changed news on every gateway,
+   * for session GET streams and `subscriptions/listen` streams that asked for it).
+   */
+  listChanged(kind: 'tools' | 'resources' | 'prompts'): Promise<void>;
   /** Replaces the task's `statusMessage`, which `tasks/get` shows. */
   setStatusMessage(text: string): Promise<void>;
   /**

@@ -1,4 +1,4 @@
-import { parseClientRequestParams } from '@taskgate/protocol';
+import { ErrorCode, ProtocolError, parseClientRequestParams } from '@taskgate/protocol';
 import { completionComplete } from '../rpc/completion-complete.js';
 import { promptsGet, promptsList } from '../rpc/prompts-methods.js';
 import { resourcesList, resourcesRead, resourceTemplatesList } from '../rpc/resources-methods.js';
@@ -57,7 +57,13 @@ export async function dispatchStateless(
   if (own !== undefined) return own(ctx, params, signal);
   const shared = SHARED[method];
   if (shared === undefined) throw new Error(`no handler for ${method}`);
-  const reply = await shared.handler(ctx, parseClientRequestParams(method, params) as never);
+  const reply = await shared.handler(ctx, parseClientRequestParams(method, params) as never).catch((error: unknown) => {
+    // SEP-2164: an unknown resource is -32602 on this revision (-32002 on 2025-11-25).
+    if (error instanceof ProtocolError && error.code === ErrorCode.ResourceNotFound) {
+      throw new ProtocolError(ErrorCode.InvalidParams, error.message, error.data);
+    }
+    throw error;
+  });
   if (reply.kind !== 'result') throw new Error(`${method} answered as a stream`);
   return {
     ...reply.result,
