@@ -27,7 +27,12 @@ async function post(
       'Mcp-Method': method,
       ...headers,
     },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params: { ...params, _meta: { ...META, ...params._meta } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method,
+      params: { ...params, _meta: { ...META, ...(params._meta as Record<string, unknown> | undefined) } },
+    }),
   });
   const text = await response.text();
   const events = text
@@ -61,6 +66,45 @@ const regional = defineTool({
   taskSupport: 'forbidden',
   handler: (args) => `in ${String((args as { region?: string }).region)}`,
 });
+
+/** Opens a `subscriptions/listen` stream; `next()` reads until `count` messages arrived. */
+async function openListen(
+  url: string,
+  notifications: Record<string, unknown>,
+  capabilities: Record<string, unknown> = {},
+) {
+  const controller = new AbortController();
+  const response = await fetch(url, {
+    method: 'POST',
+    signal: controller.signal,
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': '2026-07-28',
+      'Mcp-Method': 'subscriptions/listen',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 'listen-1',
+      method: 'subscriptions/listen',
+      params: { _meta: { ...META, 'io.modelcontextprotocol/clientCapabilities': capabilities }, notifications },
+    }),
+  });
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const events: Record<string, unknown>[] = [];
+  let buffer = '';
+  const until = async (count: number): Promise<Record<string, unknown>[]> => {
+    while (events.length < count) {
+      const { value } = await reader.read();
+      buffer += new TextDecoder().decode(value);
+      const lines = buffer.split('\n');
+      buffer = lines.pop() ?? '';
+      for (const line of lines) if (line.startsWith('data: ')) events.push(JSON.parse(line.slice(6)));
+    }
+    return events;
+  };
+  return { until, close: () => controller.abort() };
+}
 
 describe('revision 2026-07-28: streams, rounds into tasks, headers', () => {
   const redis = useRedis();
@@ -152,35 +196,10 @@ describe('revision 2026-07-28: streams, rounds into tasks, headers', () => {
 
   it('acknowledges a subscriptions/listen filter first and relays only the news it asked for', async () => {
     const { url, worker } = await start({ tools: TEST_TOOLS });
-    const controller = new AbortController();
-    const response = await fetch(url, {
-      method: 'POST',
-      signal: controller.signal,
-      headers: {
-        'Content-Type': 'application/json',
-        Accept: 'application/json, text/event-stream',
-        'MCP-Protocol-Version': '2026-07-28',
-        'Mcp-Method': 'subscriptions/listen',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 'listen-1',
-        method: 'subscriptions/listen',
-        params: { _meta: META, notifications: { toolsListChanged: true } },
-      }),
-    });
-    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-    const events: Record<string, unknown>[] = [];
-    let buffer = '';
-    const next = async (): Promise<void> => {
-      const { value } = await reader.read();
-      buffer += new TextDecoder().decode(value);
-      const lines = buffer.split('\n');
-      buffer = lines.pop() ?? '';
-      for (const line of lines) if (line.startsWith('data: ')) events.push(JSON.parse(line.slice(6)));
-    };
-    while (events.length === 0) await next();
-    expect(events[0]).toEqual({
+    const listen = await openListen(url, { toolsListChanged: true, taskIds: ['AAAAnot-visible'] });
+    const [ack] = await listen.until(1);
+    // No tasks extension declared: the task ids are not honoured.
+    expect(ack).toEqual({
       jsonrpc: '2.0',
       method: 'notifications/subscriptions/acknowledged',
       params: {
@@ -191,12 +210,34 @@ describe('revision 2026-07-28: streams, rounds into tasks, headers', () => {
     // A worker registering its tools again is tool-list news.
     await worker?.close({ deadlineMs: 500 });
     await start({ tools: TEST_TOOLS.slice(0, 1) });
-    while (events.length < 2) await next();
+    const events = await listen.until(2);
     expect(events[1]).toEqual({
       jsonrpc: '2.0',
       method: 'notifications/tools/list_changed',
       params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 'listen-1' } },
     });
-    controller.abort();
+    listen.close();
+  });
+
+  it('sends notifications/tasks for the task ids a client of the tasks extension follows', async () => {
+    const { url } = await start({ tools: TEST_TOOLS });
+    const capabilities = { extensions: { [TASKS]: {} } };
+    const created = await stateless(url, 'tools/call', { name: 'sleep', arguments: { ms: 1000 } }, { capabilities });
+    const taskId = String(created.body.result?.taskId);
+    const listen = await openListen(url, { taskIds: [taskId, 'AAAAunknown'] }, capabilities);
+    const [ack] = await listen.until(1);
+    expect(ack?.params).toMatchObject({ notifications: { taskIds: [taskId] } });
+    const events = await listen.until(2);
+    expect(events[1]).toMatchObject({
+      method: 'notifications/tasks',
+      params: {
+        taskId,
+        status: 'completed',
+        ttlMs: expect.any(Number),
+        result: { content: [{ text: 'slept 1000 ms' }] },
+        _meta: { 'io.modelcontextprotocol/subscriptionId': 'listen-1' },
+      },
+    });
+    listen.close();
   });
 });

@@ -88,7 +88,7 @@ export async function handleStateless(
     };
     const operation = operationOf(method);
     if (operation !== undefined) await services.rateLimits.consume(operation, owner, ctx.logger);
-    if (method === 'subscriptions/listen') return await listen(services, res, id, params);
+    if (method === 'subscriptions/listen') return await listen(ctx, res, id, params);
     const aborted = new AbortController();
     res.once('close', () => {
       if (!res.writableFinished) aborted.abort();

@@ -1,4 +1,4 @@
-import { taskNotFound } from '@taskgate/core';
+import { type StoredTask, taskNotFound } from '@taskgate/core';
 import { ErrorCode, isTerminalStatus, ProtocolError, TASKS_EXTENSION } from '@taskgate/protocol';
 import { removeWaitingJob } from '../outcomes/cancel-call.js';
 import { answerInputs, declaresTasks, pendingInputs, type StatelessContext, visibleTask } from './context.js';
@@ -36,7 +36,11 @@ async function requireTask(ctx: StatelessContext, taskId: string) {
 /** `tasks/get`: the task with its outcome inlined (`result`, `error`) or its pending `inputRequests`. */
 export async function statelessTasksGet(ctx: StatelessContext, params: Record<string, unknown>) {
   requireTasks(ctx);
-  const task = await requireTask(ctx, taskIdOf(params));
+  return detailedView(ctx, await requireTask(ctx, taskIdOf(params)));
+}
+
+/** A task as `tasks/get` and `notifications/tasks` show it: its outcome or pending input requests inlined. */
+export async function detailedView(ctx: StatelessContext, task: StoredTask): Promise<Record<string, unknown>> {
   const { outcome } = isTerminalStatus(task.status) ? await ctx.services.tasks.readWithOutcome(task.taskId) : {};
   const inputs = task.status === 'input_required' ? await pendingInputs(ctx, task.taskId) : undefined;
   return detailedTask(task, outcome, inputs);
