@@ -144,6 +144,7 @@ export const jsonSchema202012 = defineTool({
     },
     allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
     if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+    // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword the suite checks (if/then/else)
     then: { required: ['phone'] },
     else: { required: ['email'] },
     additionalProperties: false,

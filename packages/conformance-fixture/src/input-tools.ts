@@ -8,10 +8,10 @@ import { z } from 'zod';
 
 const none = z.object({});
 const nameSchema = {
-  type: 'object',
-  properties: { name: { type: 'string' } },
+  type: 'object' as const,
+  properties: { name: { type: 'string' as const } },
   required: ['name'],
-} as const;
+};
 const textOf = (content: unknown): string => {
   const block = Array.isArray(content) ? content[0] : content;
   return (block as { type?: string; text?: string } | undefined)?.type === 'text'

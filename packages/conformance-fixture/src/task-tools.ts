@@ -8,12 +8,12 @@ import { pause } from './media.js';
 // declares the extension, required = only as a task.
 
 const confirmSchema = {
-  type: 'object',
+  type: 'object' as const,
   properties: {
-    name: { type: 'string', description: 'Who confirms' },
-    confirm: { type: 'boolean', description: 'Go ahead?' },
+    name: { type: 'string' as const, description: 'Who confirms' },
+    confirm: { type: 'boolean' as const, description: 'Go ahead?' },
   },
-} as const;
+};
 
 export const greet = defineTool({
   name: 'greet',
