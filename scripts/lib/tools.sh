@@ -69,3 +69,18 @@ ensure_fastmcp_venv() {
   "$venv/bin/pip" install --quiet "fastmcp[tasks]==$FASTMCP_VERSION" >&2
   touch "$venv/.fastmcp-$FASTMCP_VERSION"
 }
+
+# FastMCP 4 with the tasks extension (fastmcp-tasks, on Docket; PyPI, pinned: fastmcp-tasks 4.1.4 needs fastmcp
+# 4.1.4) in a private virtual environment: the 2026-07-28 bench's peer (bench/revisions.ts). Prints nothing on
+# success; the venv is TASKGATE_TOOLS_DIR/fastmcp4-venv.
+FASTMCP4_VERSION=4.1.4
+FASTMCP_TASKS_VERSION=4.1.4
+ensure_fastmcp4_venv() {
+  local venv="$TASKGATE_TOOLS_DIR/fastmcp4-venv"
+  if [ -f "$venv/.fastmcp-$FASTMCP4_VERSION-tasks-$FASTMCP_TASKS_VERSION" ]; then return 0; fi
+  command -v python3 >/dev/null 2>&1 || { echo "python3 is needed to install fastmcp $FASTMCP4_VERSION" >&2; return 1; }
+  echo "installing fastmcp $FASTMCP4_VERSION and fastmcp-tasks $FASTMCP_TASKS_VERSION into $venv" >&2
+  python3 -m venv "$venv" >&2
+  "$venv/bin/pip" install --quiet "fastmcp==$FASTMCP4_VERSION" "fastmcp-tasks==$FASTMCP_TASKS_VERSION" >&2
+  touch "$venv/.fastmcp-$FASTMCP4_VERSION-tasks-$FASTMCP_TASKS_VERSION"
+}

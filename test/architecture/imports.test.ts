@@ -26,6 +26,7 @@ const GATEWAY_LAYERS = [
   'resources',
   'sse',
   'rpc',
+  'wire2026',
   'http',
   'admin',
   'gateway',

@@ -1,16 +1,22 @@
 /**
- * Runs the MCP conformance suite (@modelcontextprotocol/conformance, server scenarios) against taskgate as
+ * Runs the MCP conformance suites (@modelcontextprotocol/conformance, server scenarios) against taskgate as
  * it is deployed: a private redis-server, TWO gateway processes and one worker process serving the
  * conformance fixture, all started with the `taskgate` CLI from the workspace sources, behind a round-robin
- * proxy without stickiness. Exits with the suite's code: 0 when every scenario passes or fails as
- * `expected-failures.yml` says.
+ * proxy without stickiness. One deployment serves every leg:
  *
- *   node --conditions=taskgate-source --import tsx test/conformance/run.ts [--scenario <name>] [--verbose]
+ *   0.1.16       suite 0.1.16, `--suite all` (revision 2025-11-25, sessions)
+ *   2025-11-25   suite 0.2.0-alpha.12, `--suite all --spec-version 2025-11-25` (sessions)
+ *   2026-07-28   suite 0.2.0-alpha.12, `--suite all --spec-version 2026-07-28` (stateless)
+ *   tasks        suite 0.2.0-alpha.12, the ten `tasks-*` scenarios of the tasks extension, by name, `--force`
  *
- * With `--url <mcp endpoint>` it starts nothing and runs the suite against that endpoint.
+ * Exits 0 when every scenario of every leg passes or fails as that leg's expected-failures file says
+ * (`expected-failures.yml` for 0.1.16, `expected-failures-<leg>.yml` for the others).
  *
- * The suite needs Node 22: it runs on the `node` npm package of this folder, installed with `npm ci` here
- * when missing (this folder is its own npm project, not a workspace).
+ *   node --conditions=taskgate-source --import tsx test/conformance/run.ts [--leg <leg>] [--scenario <name>] [--verbose]
+ *
+ * With `--url <mcp endpoint>` it starts nothing and runs the legs against that endpoint. The suites need
+ * Node 22: they run on the `node` npm package of this folder, installed with `npm ci` here when missing (this
+ * folder is its own npm project, not a workspace).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
@@ -18,42 +24,63 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type ForkedProcess, forkNode, startRedis, startRoundRobinProxy } from '@taskgate/test-harness';
 import { forkGateway, waitForOutput } from '../gateway/fixtures/processes.js';
+import { LEGS, type Leg, legRuns } from './legs.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const cli = `${root}packages/cli/src/run.ts`;
-const suite = `${here}node_modules/@modelcontextprotocol/conformance/dist/index.js`;
 const node22 = `${here}node_modules/.bin/node`;
+const suites = {
+  '0.1.16': `${here}node_modules/@modelcontextprotocol/conformance/dist/index.js`,
+  '0.2.0-alpha.12': `${here}node_modules/conformance-2026/dist/index.js`,
+} as const;
 
 const { values } = parseArgs({
-  options: { scenario: { type: 'string' }, url: { type: 'string' }, verbose: { type: 'boolean', default: false } },
+  options: {
+    leg: { type: 'string', multiple: true },
+    scenario: { type: 'string' },
+    url: { type: 'string' },
+    verbose: { type: 'boolean', default: false },
+  },
 });
+const legs = (values.leg ?? [...LEGS]) as Leg[];
+for (const leg of legs) if (!LEGS.includes(leg)) throw new Error(`--leg must be one of ${LEGS.join(', ')}: ${leg}`);
 
 /** `npm ci` in this folder unless its node_modules match its lockfile (as `npm ci` left them). */
 function ensureSuiteInstalled(): void {
   const stamp = `${here}node_modules/.package-lock.json`;
   const fresh =
-    existsSync(suite) &&
+    Object.values(suites).every((suite) => existsSync(suite)) &&
     existsSync(node22) &&
     existsSync(stamp) &&
     statSync(stamp).mtimeMs >= statSync(`${here}package-lock.json`).mtimeMs;
   if (fresh && process.env.CI === undefined) return;
-  console.log('conformance: installing the suite and Node 22 (npm ci in test/conformance)');
+  console.log('conformance: installing the suites and Node 22 (npm ci in test/conformance)');
   const install = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: here, stdio: 'inherit' });
   if (install.status !== 0) throw new Error('npm ci in test/conformance failed');
 }
 
-function runSuite(url: string): Promise<number> {
-  const args = [suite, 'server', '--url', url, '--expected-failures', `${here}expected-failures.yml`];
-  args.push(...(values.scenario === undefined ? ['--suite', 'all'] : ['--scenario', values.scenario]));
-  if (values.verbose === true) args.push('--verbose');
-  const child = spawn(node22, args, { cwd: here, stdio: 'inherit' });
+function runSuite(suite: string, args: readonly string[]): Promise<number> {
+  const all = [suite, 'server', ...args, ...(values.verbose === true ? ['--verbose'] : [])];
+  const child = spawn(node22, all, { cwd: here, stdio: 'inherit' });
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal === null ? 1 : 128))));
 }
 
+/** Every run of the chosen legs against `url`, one after the other; the worst exit code. */
+async function runLegs(url: string): Promise<number> {
+  let worst = 0;
+  for (const run of legRuns(legs, here, values.scenario)) {
+    console.log(`\nconformance: leg ${run.leg}: ${run.args.join(' ')}`);
+    const code = await runSuite(suites[run.suite], ['--url', url, ...run.args]);
+    console.log(`conformance: leg ${run.leg} ${run.label} exited with ${code}`);
+    worst = Math.max(worst, code);
+  }
+  return worst;
+}
+
 ensureSuiteInstalled();
-// `--url`: the suite against a deployment someone else started (test/deploy/chart-processes.test.ts).
-if (values.url !== undefined) process.exit(await runSuite(values.url));
+// `--url`: the suites against a deployment someone else started (test/deploy/chart-processes.test.ts).
+if (values.url !== undefined) process.exit(await runLegs(values.url));
 const redis = await startRedis();
 const processes: ForkedProcess[] = [];
 let proxy: Awaited<ReturnType<typeof startRoundRobinProxy>> | undefined;
@@ -63,6 +90,9 @@ try {
     REDIS_URL: redis.url,
     TASKGATE_KEY_PREFIX: 'conformance',
     TASKGATE_CURSOR_SECRET: 'conformance-cursor-secret-0123456789',
+    TASKGATE_REQUEST_STATE_SECRET: 'conformance-request-state-secret-0123',
+    // No metrics listener: its default port may be taken by another deployment on this machine.
+    TASKGATE_METRICS_PORT: '0',
   };
   const worker = forkNode(cli, ['worker', '--tools', '@taskgate/conformance-fixture'], env, { cwd: root });
   processes.push(worker);
@@ -72,7 +102,7 @@ try {
   const urls = gateways.map((gateway) => gateway.url);
   proxy = await startRoundRobinProxy(urls.map((url) => new URL(url).origin));
   console.log(`conformance: 2 gateways (${urls.join(', ')}) and a worker behind ${proxy.origin}`);
-  code = await runSuite(`${proxy.origin}/mcp`);
+  code = await runLegs(`${proxy.origin}/mcp`);
   const spread = new Set(proxy.log.map((entry) => entry.target));
   console.log(`conformance: the proxy sent ${proxy.log.length} requests to ${spread.size} gateway(s)`);
 } catch (error) {

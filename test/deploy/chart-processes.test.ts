@@ -140,7 +140,7 @@ describe('the chart as processes: 2 gateways and 2 workers behind HAProxy', () =
 
   it('passes the MCP conformance suite through HAProxy (expected failures: test/conformance/expected-failures.yml)', async () => {
     const args = ['--conditions=taskgate-source', '--import', 'tsx', 'test/conformance/run.ts'];
-    const child = spawn(process.execPath, [...args, '--url', `${haproxy?.origin}/mcp`], {
+    const child = spawn(process.execPath, [...args, '--leg', '0.1.16', '--url', `${haproxy?.origin}/mcp`], {
       cwd: repoRoot,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

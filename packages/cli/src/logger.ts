@@ -27,6 +27,8 @@ export const REDACTED_PATHS: readonly string[] = [
   '*.params.arguments',
   'cursorSecret',
   '*.cursorSecret',
+  'requestStateSecret',
+  '*.requestStateSecret',
 ];
 
 /**

@@ -80,6 +80,15 @@ export const SETTINGS = [
       'Signs `tasks/list` and `tools/list` cursors; every gateway of a deployment needs the same value. Required.',
   },
   {
+    env: 'TASKGATE_REQUEST_STATE_SECRET',
+    flag: '--request-state-secret',
+    scope: 'gateway',
+    schema: z.string().min(16, 'must be at least 16 characters'),
+    description:
+      'Signs the `requestState` of multi-round-trip requests on revision 2026-07-28 (HMAC-SHA256); every gateway ' +
+      'of a deployment needs the same value. Default: the cursor secret.',
+  },
+  {
     env: 'TASKGATE_DEFAULT_TTL_MS',
     flag: '--default-ttl-ms',
     scope: 'gateway',

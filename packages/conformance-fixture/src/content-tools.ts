@@ -130,6 +130,7 @@ export const jsonSchema202012 = defineTool({
     type: 'object',
     $defs: {
       address: {
+        $anchor: 'addressDef',
         type: 'object',
         properties: { street: { type: 'string' }, city: { type: 'string' } },
       },
@@ -137,7 +138,15 @@ export const jsonSchema202012 = defineTool({
     properties: {
       name: { type: 'string' },
       address: { $ref: '#/$defs/address' },
+      contactMethod: { type: 'string', enum: ['phone', 'email'] },
+      phone: { type: 'string' },
+      email: { type: 'string' },
     },
+    allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+    if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+    // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword the suite checks (if/then/else)
+    then: { required: ['phone'] },
+    else: { required: ['email'] },
     additionalProperties: false,
   },
   taskSupport: 'optional',

@@ -3,9 +3,15 @@ import { prompts, resources, tools } from '../src/index.js';
 import { RED_PIXEL_PNG, toneWav } from '../src/media.js';
 
 describe('conformance fixture', () => {
-  it('offers exactly what the suite (0.1.16) names', () => {
+  it('offers exactly what the suites (0.1.16 and 0.2.0-alpha.12) name', () => {
     expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'confirm_delete',
+      'failing_job',
+      'greet',
       'json_schema_2020_12_tool',
+      'multi_input',
+      'protocol_error_job',
+      'slow_compute',
       'test_audio_content',
       'test_elicitation',
       'test_elicitation_sep1034_defaults',
@@ -13,12 +19,27 @@ describe('conformance fixture', () => {
       'test_embedded_resource',
       'test_error_handling',
       'test_image_content',
+      'test_input_required_result_capabilities',
+      'test_input_required_result_elicitation',
+      'test_input_required_result_list_roots',
+      'test_input_required_result_multi_round',
+      'test_input_required_result_multiple_inputs',
+      'test_input_required_result_request_state',
+      'test_input_required_result_sampling',
+      'test_input_required_result_tampered_state',
+      'test_logging_tool',
+      'test_missing_capability',
       'test_multiple_content_types',
+      'test_param_header',
       'test_reconnection',
       'test_sampling',
       'test_simple_text',
+      'test_streaming_elicitation',
       'test_tool_with_logging',
       'test_tool_with_progress',
+      'test_tool_with_task',
+      'test_trigger_prompt_change',
+      'test_trigger_tool_change',
     ]);
     expect(resources.map((r) => (r.kind === 'resource' ? r.resource.uri : r.template.uriTemplate))).toEqual([
       'test://static-text',

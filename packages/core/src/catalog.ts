@@ -105,3 +105,11 @@ export class Catalog<E> {
     return entry;
   }
 }
+
+/**
+ * Announces that the list of one kind of offering changed without a registration (a tool's own news): every
+ * gateway forgets what it remembered of the kind and relays list_changed to the streams that asked for it.
+ */
+export async function announceListChanged(redis: Redis, keys: Keys, kind: CatalogKind): Promise<void> {
+  await redis.publish(keys.catalogChannel(kind), 'changed');
+}

@@ -20,7 +20,7 @@ export {
   type ExistingQueueEvent,
   streamEntryTime,
 } from './bridge-queues.js';
-export { Catalog, type CatalogOptions } from './catalog.js';
+export { announceListChanged, Catalog, type CatalogOptions } from './catalog.js';
 export {
   createRedisConnection,
   DEFAULT_COMMAND_TIMEOUT_MS,
@@ -149,6 +149,7 @@ export {
   type TaskKind,
   type TaskOutcome,
   type TaskRecord,
+  type TaskWire,
   toTask,
 } from './task-record.js';
 export {

@@ -74,6 +74,21 @@ export class InputRequests {
   }
 
   /**
+   * Which of `requestIds` are requests of `taskId` still waiting for an answer (one pipeline, all in the
+   * task's slot): what the 2026-07-28 wire shows as the task's `inputRequests`.
+   */
+  async unanswered(taskId: string, requestIds: readonly string[]): Promise<string[]> {
+    if (requestIds.length === 0) return [];
+    const pipeline = this.#redis.pipeline();
+    for (const id of requestIds) pipeline.hmget(this.#keys.inputRequest(id), 'taskId', 'answer');
+    const replies = (await pipeline.exec()) ?? [];
+    return requestIds.filter((_id, i) => {
+      const [taskOf, answer] = (replies[i]?.[1] ?? [null, null]) as (string | null)[];
+      return taskOf === taskId && answer === null;
+    });
+  }
+
+  /**
    * Records an answer from the task owner's session. `not_found` covers unknown, expired and foreign
    * requests alike; `duplicate` means an answer was recorded before (the first one wins).
    */

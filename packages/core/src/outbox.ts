@@ -12,8 +12,10 @@ export type OutboxMessage =
       readonly type: 'request';
       /** Also the JSON-RPC id the client answers with. */
       readonly requestId: string;
-      readonly method: 'elicitation/create' | 'sampling/createMessage';
+      readonly method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
       readonly params: Record<string, unknown>;
+      /** The request's key among the `inputRequests` of revision 2026-07-28, when the tool chose one. */
+      readonly key?: string;
     };
 
 export interface OutboxEntry {

@@ -4,6 +4,12 @@ import { TaskgateError } from './errors.js';
 /** What a task is for: a `tools/call` with `params.task`, or a plain call run through the same pipeline. */
 export type TaskKind = 'task' | 'direct';
 
+/**
+ * Which wire created a task: absent for the 2025-11-25 session wire, `2026-07-28` for a stateless request. The
+ * record itself is the same for both; each wire projects it (`toTask`, or the 2026 projection in the gateway).
+ */
+export type TaskWire = '2026-07-28';
+
 /** A task as Redis holds it, minus its outcome. Times are ms since the epoch (Redis server clock). */
 export interface TaskRecord {
   readonly taskId: string;
@@ -30,6 +36,7 @@ export interface StoredTask extends TaskRecord {
   readonly attempt?: number;
   /** When the current attempt started (ms since the epoch, Redis clock); absent until a worker starts it. */
   readonly startedAt?: number;
+  readonly wire?: TaskWire;
 }
 
 /** The exact outcome `tasks/result` returns: the request's result, or its JSON-RPC error (RES-1, ERR-5). */
@@ -60,6 +67,7 @@ export function recordFromFields(taskId: string, fields: Readonly<Record<string,
     ...(fields.progressToken !== undefined && { progressToken: JSON.parse(fields.progressToken) as string | number }),
     ...(fields.attempt !== undefined && { attempt: Number(fields.attempt) }),
     ...(fields.startedAt !== undefined && { startedAt: Number(fields.startedAt) }),
+    ...(fields.wire === '2026-07-28' && { wire: fields.wire }),
   };
 }
 

@@ -12,6 +12,7 @@ import {
   type TaskKind,
   type TaskOutcome,
   type TaskRecord,
+  type TaskWire,
   toTask,
 } from './task-record.js';
 import { TaskSessionKeys } from './task-session-keys.js';
@@ -48,6 +49,8 @@ export interface CreateTaskInput {
   readonly tool?: string;
   readonly session?: string;
   readonly progressToken?: string | number;
+  /** The protocol revision whose wire created the task, when it is not the session's 2025-11-25 one. */
+  readonly wire?: TaskWire;
 }
 
 /** Addresses a task from a worker or the broker itself: the id and the owner digest (both from job data). */
@@ -96,6 +99,7 @@ const RECORD_FIELDS = [
   'progressToken',
   'attempt',
   'startedAt',
+  'wire',
 ] as const;
 
 /** RECORD_FIELDS and the stored outcome, read together by tasks/result. */
@@ -165,6 +169,7 @@ export class TaskStore {
         feed: this.keys.sessionFeed(input.session),
       }),
       ...(input.progressToken !== undefined && { progressToken: JSON.stringify(input.progressToken) }),
+      ...(input.wire !== undefined && { wire: input.wire }),
     };
     const taskId = newTaskId(tag);
     const reply = await this.#scripts.createTask(
@@ -187,6 +192,7 @@ export class TaskStore {
     const created: StoredTask = {
       ...stored,
       ownerId,
+      ...(input.wire !== undefined && { wire: input.wire }),
       ...(input.progressToken !== undefined && { progressToken: input.progressToken }),
     };
     this.#tell(() => this.#observer.created?.(created));
@@ -227,6 +233,15 @@ export class TaskStore {
       if (reply.status === 'rejected') return undefined;
       return typeof reply.value === 'string' ? (reply.value as TaskStatus) : null;
     });
+  }
+
+  /** A task record and its stored outcome by id, with no owner check (the caller checks who may see it). */
+  async readWithOutcome(taskId: string): Promise<{ task?: StoredTask; outcome?: TaskOutcome }> {
+    const values = await this.#redis.hmget(this.keys.task(taskId), ...RECORD_AND_OUTCOME);
+    const task = this.#learn(recordFromValues(taskId, values));
+    const raw = values[RECORD_FIELDS.length];
+    if (task === undefined) return {};
+    return raw == null ? { task } : { task, outcome: JSON.parse(raw) as TaskOutcome };
   }
 
   /** The stored outcome of the caller's task, with the task; `outcome` is absent until the task finished. */

@@ -15,6 +15,8 @@ export interface CatalogEntry {
   readonly backoffMs?: number;
   /** Text the host may hand the model at once when the tool runs as a task (CRT-5). */
   readonly immediateResponse?: string;
+  /** 2026-07-28: gather the tool's first input in multi-round-trip rounds before the call becomes a task. */
+  readonly inputBeforeTask?: boolean;
 }
 
 export interface ToolCatalogOptions {

@@ -61,6 +61,11 @@ export interface GatewayOptions {
   readonly keyPrefix?: string;
   /** Signs list cursors; the same ≥ 16-byte secret on every gateway of a deployment. */
   readonly cursorSecret: string | Uint8Array;
+  /**
+   * Signs the `requestState` of 2026-07-28 multi-round-trip requests; the same secret on every gateway of a
+   * deployment. Default: the cursor secret.
+   */
+  readonly requestStateSecret?: string | Uint8Array;
   /** Default `{ mode: 'none' }`: owner = session id; bind to 127.0.0.1. */
   readonly auth?: AuthOptions;
   /** Task limits: ttl default/min/max, pollInterval, per-owner concurrency, tasks/list page size, cursor age. */
@@ -155,6 +160,7 @@ export interface GatewayOptions {
 export interface ResolvedGatewayOptions {
   readonly keyPrefix: string;
   readonly cursorSecret: string | Uint8Array;
+  readonly requestStateSecret?: string | Uint8Array;
   readonly auth: AuthOptions;
   readonly limits: Partial<TaskLimits>;
   readonly toolsPageSize: number;
@@ -193,6 +199,7 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
   const resolved: ResolvedGatewayOptions = {
     keyPrefix: options.keyPrefix ?? 'tg',
     cursorSecret: options.cursorSecret,
+    ...(options.requestStateSecret !== undefined && { requestStateSecret: options.requestStateSecret }),
     auth: options.auth ?? { mode: 'none' },
     limits: options.limits ?? {},
     toolsPageSize: options.toolsPageSize ?? 100,

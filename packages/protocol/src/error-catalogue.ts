@@ -16,6 +16,9 @@ export const ErrorCode = {
   SessionLimitExceeded: -32011,
   StreamLimitExceeded: -32012,
   RateLimited: -32029,
+  HeaderMismatch: -32020,
+  MissingClientCapability: -32021,
+  UnsupportedProtocolVersion: -32022,
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -79,7 +82,9 @@ const DESCRIBED: { readonly [Name in ErrorCodeName]: Described } = {
   },
   ResourceNotFound: {
     origin: 'MCP',
-    meaning: '`resources/read` or `resources/subscribe` of a URI that no live worker offers',
+    meaning:
+      '`resources/read` or `resources/subscribe` of a URI that no live worker offers (on 2026-07-28: -32602 instead, ' +
+      'SEP-2164)',
     http: [200],
   },
   UrlElicitationRequired: {
@@ -117,6 +122,27 @@ const DESCRIBED: { readonly [Name in ErrorCodeName]: Described } = {
     origin: 'taskgate',
     meaning: 'the principal exceeded a rate limit (SEC-3); retry after `data.retryAfterMs` (also `Retry-After`)',
     http: [200],
+  },
+  HeaderMismatch: {
+    origin: 'MCP',
+    meaning:
+      'revision 2026-07-28: the `MCP-Protocol-Version`, `Mcp-Method` or `Mcp-Name` header is missing or does ' +
+      'not match the body',
+    http: [400],
+  },
+  MissingClientCapability: {
+    origin: 'MCP',
+    meaning:
+      'revision 2026-07-28: the request needs a client capability its `_meta` does not declare ' +
+      '(`data.requiredCapabilities`, e.g. the tasks extension for `tasks/get`)',
+    http: [400],
+  },
+  UnsupportedProtocolVersion: {
+    origin: 'MCP',
+    meaning:
+      'revision 2026-07-28: the request names a protocol version the server does not serve statelessly ' +
+      '(`data.supported`, `data.requested`)',
+    http: [400],
   },
 };
 

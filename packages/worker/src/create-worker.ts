@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import {
+  announceListChanged,
   announceResourceUpdated,
   closeRedis,
   consumeQueue,
@@ -168,6 +169,7 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
     inputs: new InputRequests({ redis, bus, keys }),
     inputTimeoutMs: settings.inputTimeoutMs,
     announce: (uri: string) => announceResourceUpdated(redis, keys, uri),
+    announceListChanged: (kind) => announceListChanged(redis, keys, kind),
     tools: new Map(options.tools.map((tool) => [tool.name, tool])),
     watch: new TaskWatch({ store, bus, intervalMs: settings.statusCheckMs, logger }),
     logger,

@@ -81,6 +81,13 @@ export interface ToolConfig<I extends z.ZodObject, O extends z.ZodObject | undef
    * (`_meta["io.modelcontextprotocol/model-immediate-response"]` of the CreateTaskResult, CRT-5).
    */
   readonly immediateResponse?: string;
+  /**
+   * Revision 2026-07-28, a client of the tasks extension: the call first gathers the input the tool asks for in
+   * multi-round-trip rounds (`input_required`, no task id yet) and becomes a task (CreateTaskResult) on the
+   * round that brings the answers. Without it the task is created at once and asks through `tasks/get`.
+   * Sessions of 2025-11-25 are not affected.
+   */
+  readonly inputBeforeTask?: boolean;
   handler(args: z.output<I>, ctx: ToolContext): ToolReturn<O> | Promise<ToolReturn<O>>;
 }
 
@@ -102,6 +109,7 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   readonly rateLimit?: RateLimit;
   readonly timeoutMs?: number;
   readonly immediateResponse?: string;
+  readonly inputBeforeTask?: boolean;
   /** JSON Schema (2020-12) of the arguments as a client sends them: zod's without `$schema`, or the one given. */
   readonly inputJsonSchema: ToolJsonSchema;
   readonly outputJsonSchema?: ToolJsonSchema;
@@ -237,6 +245,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject | undefi
     ...(config.rateLimit !== undefined && { rateLimit: { ...config.rateLimit } }),
     ...(config.timeoutMs !== undefined && { timeoutMs: config.timeoutMs }),
     ...(config.immediateResponse !== undefined && { immediateResponse: String(config.immediateResponse) }),
+    ...(config.inputBeforeTask === true && { inputBeforeTask: true }),
     inputJsonSchema,
     ...(outputJsonSchema !== undefined && { outputJsonSchema }),
     handler: config.handler,
@@ -272,5 +281,6 @@ export function toCatalogEntry(def: AnyToolDefinition): CatalogEntry {
     attempts: def.attempts,
     ...(def.backoffMs !== undefined && { backoffMs: def.backoffMs }),
     ...(def.immediateResponse !== undefined && { immediateResponse: def.immediateResponse }),
+    ...(def.inputBeforeTask === true && { inputBeforeTask: true }),
   };
 }

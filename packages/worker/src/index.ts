@@ -39,4 +39,4 @@ export type {
 } from './read-context.js';
 export type { AnyResourceDefinition } from './read-server.js';
 export { handleShutdownSignals, type ShutdownOptions } from './shutdown.js';
-export type { ToolClient, ToolContext } from './tool-context.js';
+export type { InputOptions, ToolClient, ToolContext } from './tool-context.js';

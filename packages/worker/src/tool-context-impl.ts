@@ -22,13 +22,14 @@ import {
   ElicitRequestParamsSchema,
   ElicitResultSchema,
   ImplementationSchema,
+  ListRootsResultSchema,
   LoggingLevelSchema,
   ProtocolError,
   RELATED_TASK_META_KEY,
 } from '@taskgate/protocol';
 import type { z } from 'zod';
 import { ClientCapabilityError } from './errors.js';
-import type { ToolClient, ToolContext } from './tool-context.js';
+import type { InputOptions, ToolClient, ToolContext } from './tool-context.js';
 import { describeZodIssues } from './zod-issues.js';
 
 /** How long an input request outlives the wait for it, so a late answer still finds it (and is ignored). */
@@ -43,6 +44,8 @@ export interface ContextServices {
   readonly inputTimeoutMs: number;
   /** Announces `notifications/resources/updated` for a URI. */
   readonly announce: (uri: string) => Promise<void>;
+  /** Announces that the list of tools, resources or prompts changed. */
+  readonly announceListChanged?: (kind: 'tools' | 'resources' | 'prompts') => Promise<void>;
 }
 
 export interface ContextOptions {
@@ -100,23 +103,26 @@ export function createToolContext(options: ContextOptions): ContextHandle {
    * server sends) from the request's creation to the client's answer: a child of the tool's execution span.
    */
   const ask = <S extends z.ZodType>(
-    method: 'elicitation/create' | 'sampling/createMessage',
+    method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list',
     params: Record<string, unknown>,
     resultSchema: S,
+    options: InputOptions | undefined,
   ): Promise<z.output<S>> => {
     const attributes = { 'mcp.method.name': method, 'mcp.method': method, 'mcp.task.id': taskId };
     return inSpan(method, { kind: SpanKind.CLIENT, attributes }, (span) =>
-      roundTrip(method, params, resultSchema, span),
+      roundTrip(method, params, resultSchema, options, span),
     );
   };
 
   const roundTrip = async <S extends z.ZodType>(
-    method: 'elicitation/create' | 'sampling/createMessage',
+    method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list',
     params: Record<string, unknown>,
     resultSchema: S,
+    options: InputOptions | undefined,
     span: Span,
   ): Promise<z.output<S>> => {
     signal.throwIfAborted();
+    const key = options?.key;
     const requestId = await inputs.create(taskId, ref.ownerId, method, services.inputTimeoutMs + REQUEST_LINGER_MS);
     span.setAttribute('jsonrpc.request.id', requestId);
     const meta = { ...(params._meta as Record<string, unknown> | undefined), [RELATED_TASK_META_KEY]: { taskId } };
@@ -124,7 +130,8 @@ export function createToolContext(options: ContextOptions): ContextHandle {
     const first = pendingInputs === 1;
     try {
       await inOrder(async () => {
-        await outbox.append(taskId, { type: 'request', requestId, method, params: { ...params, _meta: meta } });
+        const request = { type: 'request' as const, requestId, method, params: { ...params, _meta: meta } };
+        await outbox.append(taskId, key === undefined ? request : { ...request, key });
         if (first) await store.requireInput(ref);
       });
       const answer = await inputs.waitForAnswer(requestId, { signal, timeoutMs: services.inputTimeoutMs });
@@ -179,10 +186,13 @@ export function createToolContext(options: ContextOptions): ContextHandle {
     resourceUpdated(uri) {
       return services.announce(String(uri));
     },
+    listChanged(kind) {
+      return services.announceListChanged?.(kind) ?? Promise.resolve();
+    },
     setStatusMessage(text) {
       return quietly('set the status message', () => store.setStatusMessage(ref, String(text)));
     },
-    async elicit(params: ElicitRequestParams) {
+    async elicit(params: ElicitRequestParams, options?: InputOptions) {
       const parsed = ElicitRequestParamsSchema.safeParse(params);
       if (!parsed.success) throw new TypeError(`Invalid elicitation/create params: ${describeZodIssues(parsed.error)}`);
       const capability = client.capabilities.elicitation;
@@ -196,9 +206,9 @@ export function createToolContext(options: ContextOptions): ContextHandle {
           'The client did not declare URL-mode elicitation (capabilities.elicitation.url)',
         );
       }
-      return await ask('elicitation/create', params, ElicitResultSchema);
+      return await ask('elicitation/create', params, ElicitResultSchema, options);
     },
-    async sample(params: CreateMessageRequestParams) {
+    async sample(params: CreateMessageRequestParams, options?: InputOptions) {
       const parsed = CreateMessageRequestParamsSchema.safeParse(params);
       if (!parsed.success)
         throw new TypeError(`Invalid sampling/createMessage params: ${describeZodIssues(parsed.error)}`);
@@ -215,8 +225,16 @@ export function createToolContext(options: ContextOptions): ContextHandle {
         );
       }
       return withTools
-        ? await ask('sampling/createMessage', params, CreateMessageResultWithToolsSchema)
-        : await ask('sampling/createMessage', params, CreateMessageResultSchema);
+        ? await ask('sampling/createMessage', params, CreateMessageResultWithToolsSchema, options)
+        : await ask('sampling/createMessage', params, CreateMessageResultSchema, options);
+    },
+    async listRoots(options?: InputOptions) {
+      if (knowsClient && client.capabilities.roots === undefined) {
+        throw new ClientCapabilityError(
+          'The client did not declare the roots capability; check ctx.client.capabilities.roots first',
+        );
+      }
+      return await ask('roots/list', {}, ListRootsResultSchema, options);
     },
   };
   return { context, flush: () => queue.then(() => {}) };

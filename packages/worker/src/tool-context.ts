@@ -7,8 +7,18 @@ import type {
   ElicitRequestParams,
   ElicitResult,
   Implementation,
+  ListRootsResult,
   LoggingLevel,
 } from '@taskgate/protocol';
+
+/** How a tool names one request for input. */
+export interface InputOptions {
+  /**
+   * The request's key among the `inputRequests` a 2026-07-28 client sees (what its answer comes back under);
+   * unique within the task. Default: the request's random id. A 2025-11-25 client sees no key.
+   */
+  readonly key?: string;
+}
 
 /** The client whose request started the task, as its session declared it at `initialize`. */
 export interface ToolClient {
@@ -37,6 +47,11 @@ export interface ToolContext {
    * sends them `notifications/resources/updated` on their GET stream.
    */
   resourceUpdated(uri: string): Promise<void>;
+  /**
+   * Tells clients that the list of tools, resources or prompts changed (list_changed news on every gateway,
+   * for session GET streams and `subscriptions/listen` streams that asked for it).
+   */
+  listChanged(kind: 'tools' | 'resources' | 'prompts'): Promise<void>;
   /** Replaces the task's `statusMessage`, which `tasks/get` shows. */
   setStatusMessage(text: string): Promise<void>;
   /**
@@ -45,9 +60,14 @@ export interface ToolContext {
    * timeout, the signal's reason when the task is aborted, and a `ClientCapabilityError` when the client
    * did not declare elicitation (or URL mode).
    */
-  elicit(params: ElicitRequestParams): Promise<ElicitResult>;
+  elicit(params: ElicitRequestParams, options?: InputOptions): Promise<ElicitResult>;
   /** Asks the client's model for a completion (`sampling/createMessage`); otherwise like `elicit`. */
-  sample(params: CreateMessageRequestParams): Promise<CreateMessageResult | CreateMessageResultWithTools>;
+  sample(
+    params: CreateMessageRequestParams,
+    options?: InputOptions,
+  ): Promise<CreateMessageResult | CreateMessageResultWithTools>;
+  /** Asks the client for its roots (`roots/list`); otherwise like `elicit` (capability `roots`). */
+  listRoots(options?: InputOptions): Promise<ListRootsResult>;
   readonly client: ToolClient;
   /** The authenticated principal that owns the task, when auth is on. */
   readonly principal: string | undefined;

@@ -132,6 +132,9 @@ export function gatewayOptions(config: Config, metrics?: Registry): GatewayOptio
     redis: redisConnectionOptions(config),
     keyPrefix: config.TASKGATE_KEY_PREFIX,
     cursorSecret: secret as string,
+    ...(config.TASKGATE_REQUEST_STATE_SECRET !== undefined && {
+      requestStateSecret: config.TASKGATE_REQUEST_STATE_SECRET,
+    }),
     ...(auth !== undefined && { auth }),
     limits: {
       defaultTtlMs: config.TASKGATE_DEFAULT_TTL_MS,

@@ -7,6 +7,7 @@ import {
   type JsonRpcRequest,
   ProtocolError,
   parseJsonRpcMessage,
+  SUPPORTED_PROTOCOL_VERSIONS,
   toJsonRpcError,
 } from '@taskgate/protocol';
 import express, { type Request, type RequestHandler, type Response } from 'express';
@@ -26,6 +27,8 @@ import {
   type TaskReadAhead,
 } from '../services/context.js';
 import { openTaskStream } from '../sse/task-stream.js';
+import { isStatelessMessage } from '../wire2026/envelope.js';
+import { handleStateless } from '../wire2026/stateless.js';
 import { requestProtocolVersion, requireAccept, requireJsonContentType, requireShallowJson } from './guards.js';
 import { requireSession } from './session.js';
 import { describeError, describeMessage, describeReply, describeSession } from './trace-request.js';
@@ -91,6 +94,10 @@ export function postHandler(services: GatewayServices) {
     });
     const message = parseBody(req.body);
     describeMessage(message);
+    // Revision 2026-07-28: no session, what initialize negotiated travels in each request's _meta.
+    if (isStatelessMessage(req, message, SUPPORTED_PROTOCOL_VERSIONS)) {
+      return handleStateless(services, req, res, caller, message, logger);
+    }
 
     if (isJsonRpcRequest(message) && message.method === 'initialize') {
       return startSession(services, req, res, caller, message, logger);

@@ -1,0 +1,73 @@
+import { ErrorCode, ProtocolError, parseClientRequestParams } from '@taskgate/protocol';
+import { completionComplete } from '../rpc/completion-complete.js';
+import { promptsGet, promptsList } from '../rpc/prompts-methods.js';
+import { resourcesList, resourcesRead, resourceTemplatesList } from '../rpc/resources-methods.js';
+import { toolsList } from '../rpc/tools-list.js';
+import type { Reply, RpcContext } from '../services/context.js';
+import type { StatelessContext } from './context.js';
+import { discover } from './discover.js';
+import { statelessTasksCancel, statelessTasksGet, statelessTasksUpdate } from './tasks-methods.js';
+import { statelessToolsCall } from './tools-call.js';
+
+type Shared = (ctx: RpcContext, params: never) => Promise<Reply>;
+
+/** Methods both revisions answer with the same handler; the 2026 answer adds `resultType` (and cache hints). */
+const SHARED: Readonly<Record<string, { readonly handler: Shared; readonly cacheable: boolean }>> = {
+  'tools/list': { handler: toolsList, cacheable: true },
+  'resources/list': { handler: resourcesList, cacheable: true },
+  'resources/templates/list': { handler: resourceTemplatesList, cacheable: true },
+  'resources/read': { handler: resourcesRead, cacheable: true },
+  'prompts/list': { handler: promptsList, cacheable: true },
+  'prompts/get': { handler: promptsGet, cacheable: false },
+  'completion/complete': { handler: completionComplete, cacheable: false },
+};
+
+type Own = (
+  ctx: StatelessContext,
+  params: Record<string, unknown>,
+  signal: AbortSignal,
+) => Promise<Record<string, unknown>>;
+
+/** Methods only revision 2026-07-28 has, or answers its own way. */
+const OWN: Readonly<Record<string, Own>> = {
+  'server/discover': async (ctx) => discover(ctx.services),
+  'tools/call': statelessToolsCall,
+  'tasks/get': statelessTasksGet,
+  'tasks/update': statelessTasksUpdate,
+  'tasks/cancel': statelessTasksCancel,
+};
+
+/** True for a method this wire answers (as JSON; `subscriptions/listen` streams and is handled before). */
+export function answersMethod(method: string): boolean {
+  return method in SHARED || method in OWN;
+}
+
+/**
+ * Answers one stateless request with a result carrying `resultType`. Methods 2026-07-28 removed
+ * (`initialize`, `ping`, `logging/setLevel`, `resources/subscribe`, `tasks/result`, `tasks/list`, …) are not
+ * here: the caller answers them -32601 with HTTP 404.
+ */
+export async function dispatchStateless(
+  ctx: StatelessContext,
+  params: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<Record<string, unknown>> {
+  const method = ctx.request.method;
+  const own = OWN[method];
+  if (own !== undefined) return own(ctx, params, signal);
+  const shared = SHARED[method];
+  if (shared === undefined) throw new Error(`no handler for ${method}`);
+  const reply = await shared.handler(ctx, parseClientRequestParams(method, params) as never).catch((error: unknown) => {
+    // SEP-2164: an unknown resource is -32602 on this revision (-32002 on 2025-11-25).
+    if (error instanceof ProtocolError && error.code === ErrorCode.ResourceNotFound) {
+      throw new ProtocolError(ErrorCode.InvalidParams, error.message, error.data);
+    }
+    throw error;
+  });
+  if (reply.kind !== 'result') throw new Error(`${method} answered as a stream`);
+  return {
+    ...reply.result,
+    resultType: 'complete',
+    ...(shared.cacheable && { ttlMs: 0, cacheScope: 'private' }),
+  };
+}
