@@ -162,6 +162,7 @@ export {
   type TransitionResult,
   taskRefOf,
 } from './task-store.js';
+export { observeAll, podName, TaskTrail, type TrailEntry, trailObserver } from './task-trail.js';
 export {
   type Attributes,
   bullmqTelemetryOption,
@@ -181,7 +182,6 @@ export {
   traceCarrierOf,
   tracer,
 } from './telemetry.js';
-export { observeAll, podName, TaskTrail, type TrailEntry, trailObserver } from './task-trail.js';
 export { type CatalogEntry, ToolCatalog, type ToolCatalogOptions } from './tool-catalog.js';
 export { type ToolJobData, type ToolJobPolicy, ToolQueues, type ToolQueuesOptions } from './tool-queues.js';
 export { UriTemplate, type UriVariables } from './uri-template.js';
