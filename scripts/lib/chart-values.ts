@@ -23,6 +23,7 @@ export const SECRET_SETTINGS: Readonly<Record<string, string>> = {
   TASKGATE_CURSOR_SECRET: 'secrets.cursorSecret',
   TASKGATE_TOKENS: 'secrets.tokens',
   TASKGATE_ADMIN_TOKEN: 'secrets.adminToken',
+  TASKGATE_REQUEST_STATE_SECRET: 'secrets.requestStateSecret',
 };
 
 /**

@@ -200,6 +200,7 @@ describe('helm/taskgate: settings', () => {
       'taskgate-credentials',
       'taskgate-credentials',
       'taskgate-credentials',
+      'taskgate-credentials',
     ]);
   });
 
