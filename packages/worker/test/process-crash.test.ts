@@ -13,11 +13,12 @@ const BOUND_MS = LOCK_MS + STALLED_MS + MARGIN_MS;
 const SLOW_BOUND_MS = 3 * BOUND_MS;
 const timings = { LOCK_MS: String(LOCK_MS), STALLED_MS: String(STALLED_MS) };
 
-/** Executions of the task that started, in every process (the killed ones included). */
+/** The attempts of the task that started, in every process (the killed ones included), in attempt order. */
 function starts(workers: WorkerProcess[], taskId: string): number[] {
   return workers
     .flatMap((w) => w.events)
-    .flatMap((e) => (e.type === 'started' && e.taskId === taskId ? [e.attempt] : []));
+    .flatMap((e) => (e.type === 'started' && e.taskId === taskId ? [e.attempt] : []))
+    .sort((a, b) => a - b);
 }
 
 /** The process that reported starting the task (waits until one has). */
