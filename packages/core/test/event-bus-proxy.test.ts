@@ -1,39 +1,8 @@
-import { createServer, type Socket, connect as tcpConnect } from 'node:net';
-import { startPersistentRedis } from '@taskgate/test-harness';
+import { startPersistentRedis, startTcpRelay } from '@taskgate/test-harness';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventBus, Keys } from '../src/index.js';
 import { waitFor } from './support.js';
-
-/**
- * A TCP proxy in front of Redis like most load balancers and sidecars: it accepts every connection and closes
- * it at once when it cannot reach Redis. To the client, each reconnect during an outage "connects".
- */
-async function startProxy(target: number): Promise<{ port: number; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const server = createServer((client) => {
-    const upstream = tcpConnect(target, '127.0.0.1');
-    sockets.add(client).add(upstream);
-    client.pipe(upstream).pipe(client);
-    for (const socket of [client, upstream]) {
-      socket.on('error', () => {});
-      socket.on('close', () => {
-        client.destroy();
-        upstream.destroy();
-      });
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return {
-    port: address.port,
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
 
 const within = <T>(promise: Promise<T>, ms: number): Promise<T | 'timed out'> =>
   Promise.race([promise, new Promise<'timed out'>((resolve) => setTimeout(() => resolve('timed out'), ms))]);
@@ -47,7 +16,8 @@ describe('EventBus behind a proxy that accepts connections while Redis is down',
   it('keeps its subscriptions and subscribes new channels once Redis is back', async () => {
     const redis = await startPersistentRedis();
     cleanups.push(() => redis.stop());
-    const proxy = await startProxy(redis.port);
+    // Like most load balancers, the relay accepts connections and drops them while Redis is down.
+    const proxy = await startTcpRelay(redis.port);
     cleanups.push(() => proxy.close());
     // A gateway's command connection (it fails fast); the bus makes its subscriber connection from it.
     const base = new Redis({ port: proxy.port, host: '127.0.0.1', maxRetriesPerRequest: 3, commandTimeout: 5000 });

@@ -1,6 +1,5 @@
-import { createServer, type Socket, connect as tcpConnect } from 'node:net';
 import { EventBus, Keys, TaskStore } from '@taskgate/core';
-import { useRedis } from '@taskgate/test-harness';
+import { startTcpRelay, useRedis } from '@taskgate/test-harness';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TaskWatcher } from '../src/tasks/task-watcher.js';
 
@@ -83,7 +82,7 @@ describe('TaskWatcher', () => {
     const { bus, keys, create, finishSilently, channels } = setUp(600_000);
     const taskId = await create();
     // The watcher's reads go through a relay that refuses connections until it is opened.
-    const relay = await closedRelay(redis.server.port);
+    const relay = await startTcpRelay(redis.server.port, { closed: true });
     const connection = redis.connect({ port: relay.port, enableOfflineQueue: false, retryStrategy: () => 100 });
     connection.on('error', () => {});
     const store = new TaskStore({ redis: connection, keys, cursorSecret: 'task-watcher-test-secret-0123456789' });
@@ -109,26 +108,3 @@ describe('TaskWatcher', () => {
     expect(watcher.watched).toBe(0);
   });
 });
-
-/** A TCP relay to Redis on a port of its own that refuses connections until `open`. */
-async function closedRelay(target: number): Promise<{ port: number; open(): Promise<void>; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const server = createServer((client) => {
-    const upstream = tcpConnect(target, '127.0.0.1');
-    sockets.add(client).add(upstream);
-    client.pipe(upstream).pipe(client);
-    for (const socket of [client, upstream]) socket.on('error', () => socket.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return {
-    port: address.port,
-    open: () => new Promise<void>((resolve) => server.listen(address.port, '127.0.0.1', resolve)),
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}

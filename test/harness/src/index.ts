@@ -45,6 +45,7 @@ export {
   type RoundRobinProxy,
   startRoundRobinProxy,
 } from './round-robin-proxy.js';
+export { startTcpRelay, type TcpRelay } from './tcp-relay.js';
 export {
   startToxiproxy,
   type Toxic,
