@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
@@ -11,10 +10,10 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Keys } from '@taskgate/core';
 import { RELATED_TASK_META_KEY } from '@taskgate/protocol';
-import { forkNode, type RoundRobinProxy } from '@taskgate/test-harness';
+import type { RoundRobinProxy } from '@taskgate/test-harness';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Pods, startPods, waitForOutput } from './fixtures/processes.js';
+import { forkWorker, type Pods, startPods } from './fixtures/processes.js';
 import { RawSse } from './fixtures/raw-sse.js';
 
 // Two gateway processes and one worker process behind a proxy without stickiness. Server-to-client requests,
@@ -30,7 +29,6 @@ const raws: RawSse[] = [];
 const RETRY_MS = 100;
 
 beforeAll(async () => {
-  const workerMain = fileURLToPath(new URL('./fixtures/delivery-worker.ts', import.meta.url));
   pods = await startPods(
     'deliver',
     {
@@ -39,11 +37,7 @@ beforeAll(async () => {
       TASKGATE_SSE_HEARTBEAT_MS: '300',
       TASKGATE_SSE_RETRY_MS: String(RETRY_MS),
     },
-    async (env) => {
-      const worker = forkNode(workerMain, [], env);
-      await waitForOutput(worker, /worker ready/);
-      return worker;
-    },
+    (env) => forkWorker({ ...env, TEST_WORKER_TOOLS: 'delivery' }),
   );
   ({ redis, proxy, keys } = pods);
 }, 60_000);
