@@ -45,6 +45,21 @@ async function start(): Promise<string> {
   return url;
 }
 
+/** A gateway and worker, a session on it, and a `flaky` task (failing `failures` times) under a client's traceparent. */
+async function startFlaky(failures: number): Promise<{
+  url: string;
+  client: ReturnType<typeof newTraceparent>;
+  sessionId: string;
+  taskId: string;
+}> {
+  const url = await start();
+  const client = newTraceparent();
+  const sessionId = await initialize(url);
+  const args = { secret: SECRET, failures };
+  const taskId = await createTask(url, sessionId, 'flaky', args, { traceparent: client.traceparent });
+  return { url, client, sessionId, taskId };
+}
+
 const spans = (): ReadableSpan[] => exporter.getFinishedSpans();
 const named = (name: string): ReadableSpan[] => spans().filter((span) => span.name === name);
 const parentOf = (span: ReadableSpan): string | undefined => span.parentSpanContext?.spanId;
@@ -122,16 +137,7 @@ describe('traces with the in-memory exporter (gateway and worker in one process)
   });
 
   it('records every attempt of a retried task as a span of the same trace', async () => {
-    const url = await start();
-    const client = newTraceparent();
-    const sessionId = await initialize(url);
-    const taskId = await createTask(
-      url,
-      sessionId,
-      'flaky',
-      { secret: SECRET, failures: 2 },
-      { traceparent: client.traceparent },
-    );
+    const { url, client, sessionId, taskId } = await startFlaky(2);
     expect(await resultAnswering(url, sessionId, taskId, 'unused')).toBe('succeeded on attempt 3');
     await waitFor(() => named('process tool.flaky').length === 3, 'three attempt spans', 10_000);
 
@@ -222,16 +228,7 @@ describe('Redis spans (TASKGATE_TRACE_REDIS)', () => {
 
   it("adds a span per Lua script and BullMQ's own spans to the task's trace, naming scripts only", async () => {
     configureTracing({ redisSpans: true });
-    const url = await start();
-    const client = newTraceparent();
-    const sessionId = await initialize(url);
-    const taskId = await createTask(
-      url,
-      sessionId,
-      'flaky',
-      { secret: SECRET, failures: 0 },
-      { traceparent: client.traceparent },
-    );
+    const { url, client, sessionId, taskId } = await startFlaky(0);
     await resultAnswering(url, sessionId, taskId, 'unused');
     await waitFor(() => named('EVALSHA finishTask').length > 0, 'the finish script span', 10_000);
     await waitFor(() => named('process tool.flaky').length === 2, "taskgate's and BullMQ's process spans", 10_000);
