@@ -116,7 +116,8 @@ async function finishResult(
   let message: Record<string, unknown>;
   try {
     if (waited.kind === 'gone') throw taskExpired();
-    const { task, outcome } = await ctx.services.tasks.outcome(ctx.owner, target.taskId);
+    // Batched: the waiters a burst of finished tasks wakes together read their outcomes in one pipeline.
+    const { task, outcome } = await ctx.services.tasks.outcome(ctx.owner, target.taskId, true);
     auditRetrieval(ctx.logger, task);
     message = resultMessage(target.rpcId, terminalOutcome(task, outcome));
   } catch (error) {

@@ -24,7 +24,7 @@ export interface TaskWatcherOptions {
   readonly bus: EventBus;
   /** Reads the watched tasks (one at a time, or the status of many in one round trip). */
   readonly store: TaskStore;
-  /** Interval of the safety re-read of every watched task (ms). Default 30 s. */
+  /** Every watched task is re-read once per this interval (ms), a slice of them each second. Default 5 min. */
   readonly safetyMs?: number;
 }
 
@@ -34,6 +34,10 @@ const GONE: WatchOutcome = { kind: 'gone' };
 const BATCH = 1000;
 /** Delay of the re-read that follows a failed subscription or read (Redis away): not the full safety interval. */
 const RETRY_MS = 1000;
+/** The safety re-read's tick: each one re-reads its share of the watched tasks (at most the safety interval). */
+const TICK_MS = 1000;
+/** The default safety interval (see `TaskWatcherOptions.safetyMs`). */
+export const DEFAULT_SAFETY_MS = 5 * 60 * 1000;
 
 /** One `untilTerminal` call. It is its signal's abort listener itself (`handleEvent`): no closure per waiter. */
 class Waiter {
@@ -101,9 +105,12 @@ class Watch {
  * then re-read (so no change between the caller's read and the subscription is lost). Many waiters on one
  * task share one watch and one subscription.
  *
- * Pub/sub loses nothing on a live connection, and a reconnect re-reads every watched task. As a last safety
- * net, one timer for the whole process re-reads the status of every watched task every `safetyMs`, in
- * pipelines of one HGET per task — not a timer and a full read per waiter every poll interval.
+ * Pub/sub loses nothing on a live connection, and a reconnect re-reads every watched task at once. As a last
+ * safety net, one timer for the whole process re-reads the status of every watched task once per `safetyMs`
+ * (default 5 min; a task watched since just after a round began waits for the next round, so at most twice
+ * that), one HGET per task: each second re-reads the next `watched × 1 s / safetyMs` of them in turn, so
+ * 10,000 idle waiters cost about 33 reads a second, spread evenly, not 10,000 at once — and not a timer and a
+ * full read per waiter every poll interval.
  */
 export class TaskWatcher {
   readonly #bus: EventBus;
@@ -114,13 +121,16 @@ export class TaskWatcher {
   #retry: NodeJS.Timeout | undefined;
   #sweeping = false;
   #again = false;
+  /** The safety re-read's round: the watches it reads, where it stands, how many each tick reads. */
+  #round: { watches: Watch[]; next: number; share: number } = { watches: [], next: 0, share: 0 };
+  #rollingBusy = false;
   readonly #onMessage = (watch: Watch, message: string): void => this.#message(watch, message);
   readonly #release = (watch: Watch): void => this.#unwatch(watch);
 
   constructor(options: TaskWatcherOptions) {
     this.#bus = options.bus;
     this.#store = options.store;
-    this.#safetyMs = options.safetyMs ?? 30_000;
+    this.#safetyMs = options.safetyMs ?? DEFAULT_SAFETY_MS;
     this.#bus.onReconnect(() => void this.sweep());
   }
 
@@ -151,7 +161,7 @@ export class TaskWatcher {
   }
 
   /**
-   * Re-reads every watched task now (the safety timer; after a reconnect of the subscriber), and subscribes
+   * Re-reads every watched task now (after a reconnect of the subscriber, or a failed read), and subscribes
    * again the watches whose subscription failed. Resolves when done; never rejects.
    */
   async sweep(): Promise<void> {
@@ -244,6 +254,7 @@ export class TaskWatcher {
     if (this.#watches.size === 0 && this.#timer !== undefined) {
       clearInterval(this.#timer);
       this.#timer = undefined;
+      this.#round = { watches: [], next: 0, share: 0 };
     }
     if (this.#watches.size === 0 && this.#retry !== undefined) {
       clearTimeout(this.#retry);
@@ -253,7 +264,34 @@ export class TaskWatcher {
 
   #startTimer(): void {
     if (this.#timer !== undefined) return;
-    this.#timer = setInterval(() => void this.sweep(), this.#safetyMs);
+    const tickMs = Math.min(TICK_MS, this.#safetyMs);
+    this.#timer = setInterval(() => void this.#roll(tickMs), tickMs);
     this.#timer.unref();
+  }
+
+  /**
+   * One tick of the safety re-read: the next share of this round's watches. A round is the watches there were
+   * when it began, read in `safetyMs / tickMs` equal shares; a watch added meanwhile (read when it subscribed)
+   * joins the next round.
+   */
+  async #roll(tickMs: number): Promise<void> {
+    if (this.#rollingBusy || this.#watches.size === 0) return;
+    this.#rollingBusy = true;
+    try {
+      if (this.#round.next >= this.#round.watches.length) {
+        const watches = [...this.#watches.values()];
+        const ticks = Math.max(1, Math.floor(this.#safetyMs / tickMs));
+        this.#round = { watches, next: 0, share: Math.ceil(watches.length / ticks) };
+      }
+      const round = this.#round;
+      const slice = round.watches.slice(round.next, round.next + round.share).filter((watch) => !watch.released);
+      round.next += round.share;
+      for (const watch of slice) if (watch.subscription === 'failed') this.#subscribe(watch);
+      for (let i = 0; i < slice.length; i += BATCH) await this.#rereadStatus(slice.slice(i, i + BATCH));
+    } catch {
+      this.#retrySoon();
+    } finally {
+      this.#rollingBusy = false;
+    }
   }
 }
