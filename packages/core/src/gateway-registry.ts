@@ -29,6 +29,8 @@ export class GatewayRegistry {
   readonly #redis: Redis;
   readonly #keys: Keys;
   #beaten = false;
+  /** SADDs and SREMs asked for in this event-loop turn: one command each at its end. */
+  #pending: { add: Batch; remove: Batch } | undefined;
 
   constructor(options: GatewayRegistryOptions) {
     this.#redis = options.redis;
@@ -52,14 +54,31 @@ export class GatewayRegistry {
     return first || added === 0;
   }
 
-  /** Records a stream whose leases this process is about to take (before it takes them). */
-  async hold(stream: HeldStream): Promise<void> {
-    await this.#redis.sadd(this.#keys.gatewayStreams(this.gatewayId), entry(stream));
+  /**
+   * Records a stream whose leases this process is about to take (before it takes them). The streams recorded
+   * or forgotten in one event-loop turn go out in one SADD and one SREM.
+   */
+  hold(stream: HeldStream): Promise<void> {
+    return this.#batched('add', entry(stream));
   }
 
   /** Forgets a stream whose leases this process gave up (after it gave them up). */
-  async drop(stream: HeldStream): Promise<void> {
-    await this.#redis.srem(this.#keys.gatewayStreams(this.gatewayId), entry(stream));
+  drop(stream: HeldStream): Promise<void> {
+    return this.#batched('remove', entry(stream));
+  }
+
+  #batched(op: 'add' | 'remove', member: string): Promise<void> {
+    if (this.#pending === undefined) {
+      const pending = { add: new Batch(), remove: new Batch() };
+      this.#pending = pending;
+      setImmediate(() => {
+        this.#pending = undefined;
+        const key = this.#keys.gatewayStreams(this.gatewayId);
+        pending.add.send((members) => this.#redis.sadd(key, ...members));
+        pending.remove.send((members) => this.#redis.srem(key, ...members));
+      });
+    }
+    return this.#pending[op].push(member);
   }
 
   /** The processes whose last beat is older than `deadAfterMs`. */
@@ -81,6 +100,29 @@ export class GatewayRegistry {
   async forget(gatewayId: string): Promise<void> {
     await this.#redis.del(this.#keys.gatewayStreams(gatewayId));
     await this.#redis.zrem(this.#keys.gateways(), gatewayId);
+  }
+}
+
+/** Members to send in one command, and the callers waiting for it. */
+class Batch {
+  readonly #members: string[] = [];
+  readonly #waiting: { resolve: () => void; reject: (error: unknown) => void }[] = [];
+
+  push(member: string): Promise<void> {
+    this.#members.push(member);
+    return new Promise((resolve, reject) => this.#waiting.push({ resolve, reject }));
+  }
+
+  send(command: (members: string[]) => Promise<unknown>): void {
+    if (this.#members.length === 0) return;
+    command(this.#members).then(
+      () => {
+        for (const { resolve } of this.#waiting) resolve();
+      },
+      (error: unknown) => {
+        for (const { reject } of this.#waiting) reject(error);
+      },
+    );
   }
 }
 
