@@ -107,10 +107,9 @@ class Watch {
  *
  * Pub/sub loses nothing on a live connection, and a reconnect re-reads every watched task at once. As a last
  * safety net, one timer for the whole process re-reads the status of every watched task once per `safetyMs`
- * (default 5 min; a task watched since just after a round began waits for the next round, so at most twice
- * that), one HGET per task: each second re-reads the next `watched × 1 s / safetyMs` of them in turn, so
- * 10,000 idle waiters cost about 33 reads a second, spread evenly, not 10,000 at once — and not a timer and a
- * full read per waiter every poll interval.
+ * (default 5 min), one HGET per task: each second re-reads the next `watched × 1 s / safetyMs` of them in
+ * turn, so 10,000 idle waiters cost about 33 reads a second, spread evenly, not 10,000 at once — and not a
+ * timer and a full read per waiter every poll interval.
  */
 export class TaskWatcher {
   readonly #bus: EventBus;
@@ -121,8 +120,15 @@ export class TaskWatcher {
   #retry: NodeJS.Timeout | undefined;
   #sweeping = false;
   #again = false;
-  /** The safety re-read's round: the watches it reads, where it stands, how many each tick reads. */
-  #round: { watches: Watch[]; next: number; share: number } = { watches: [], next: 0, share: 0 };
+  /**
+   * The safety re-read's round: where it stands in the watches (a Map iterator also reaches those added after
+   * it started), how many are left ahead of it at most, and when it must be done.
+   */
+  #round: { iterator: Iterator<Watch> | undefined; ahead: number; endsAt: number } = {
+    iterator: undefined,
+    ahead: 0,
+    endsAt: 0,
+  };
   #rollingBusy = false;
   readonly #onMessage = (watch: Watch, message: string): void => this.#message(watch, message);
   readonly #release = (watch: Watch): void => this.#unwatch(watch);
@@ -155,7 +161,11 @@ export class TaskWatcher {
       signal.addEventListener('abort', waiter, { once: true });
       // A watch that exists already is subscribed (or about to be, and re-reads then): any change after the
       // caller's read reaches it. A new one subscribes, then re-reads.
-      if (fresh) this.#subscribe(watch);
+      if (fresh) {
+        // A round under way reaches it too (it joins the Map's end).
+        if (this.#round.iterator !== undefined) this.#round.ahead += 1;
+        this.#subscribe(watch);
+      }
       this.#startTimer();
     });
   }
@@ -254,7 +264,7 @@ export class TaskWatcher {
     if (this.#watches.size === 0 && this.#timer !== undefined) {
       clearInterval(this.#timer);
       this.#timer = undefined;
-      this.#round = { watches: [], next: 0, share: 0 };
+      this.#round = { iterator: undefined, ahead: 0, endsAt: 0 };
     }
     if (this.#watches.size === 0 && this.#retry !== undefined) {
       clearTimeout(this.#retry);
@@ -270,22 +280,30 @@ export class TaskWatcher {
   }
 
   /**
-   * One tick of the safety re-read: the next share of this round's watches. A round is the watches there were
-   * when it began, read in `safetyMs / tickMs` equal shares; a watch added meanwhile (read when it subscribed)
-   * joins the next round.
+   * One tick of the safety re-read: the next share of this round's watches. A round walks the watches (those
+   * added meanwhile included) in `safetyMs`: each tick reads what is left ahead of it (counted at the start,
+   * plus the watches added since, minus those read) divided by the ticks left, so every watch is read within
+   * the interval, however many come and go.
    */
   async #roll(tickMs: number): Promise<void> {
     if (this.#rollingBusy || this.#watches.size === 0) return;
     this.#rollingBusy = true;
     try {
-      if (this.#round.next >= this.#round.watches.length) {
-        const watches = [...this.#watches.values()];
-        const ticks = Math.max(1, Math.floor(this.#safetyMs / tickMs));
-        this.#round = { watches, next: 0, share: Math.ceil(watches.length / ticks) };
-      }
+      const now = Date.now();
+      if (this.#round.iterator === undefined) this.#startRound(now);
       const round = this.#round;
-      const slice = round.watches.slice(round.next, round.next + round.share).filter((watch) => !watch.released);
-      round.next += round.share;
+      const ticksLeft = Math.max(1, Math.round((round.endsAt - now) / tickMs));
+      const share = Math.max(1, Math.ceil(round.ahead / ticksLeft));
+      const slice: Watch[] = [];
+      while (slice.length < share) {
+        const next = round.iterator?.next();
+        if (next === undefined || next.done === true) {
+          round.iterator = undefined;
+          break;
+        }
+        if (!next.value.released) slice.push(next.value);
+      }
+      round.ahead = Math.max(0, round.ahead - slice.length);
       for (const watch of slice) if (watch.subscription === 'failed') this.#subscribe(watch);
       for (let i = 0; i < slice.length; i += BATCH) await this.#rereadStatus(slice.slice(i, i + BATCH));
     } catch {
@@ -293,5 +311,9 @@ export class TaskWatcher {
     } finally {
       this.#rollingBusy = false;
     }
+  }
+
+  #startRound(now: number): void {
+    this.#round = { iterator: this.#watches.values(), ahead: this.#watches.size, endsAt: now + this.#safetyMs };
   }
 }
