@@ -178,7 +178,6 @@ export function createGateway(input: GatewayOptions): Gateway {
     rateLimits: new RateLimits(redis, keys, options, metrics),
     streamQuota: new StreamQuota(options.maxStreamsPerPrincipal),
   };
-  held.start();
   const unwatch = [
     watchRedis(registry, redis, 'commands'),
     watchRedis(registry, bus.connection, 'subscriber'),

@@ -48,7 +48,7 @@ describe('HeldStreams', () => {
 
     const alive = held('alive-gateway');
     // Its first beat only records it (it may just be back from a Redis outage); the next one judges.
-    await alive.tick();
+    await alive.start();
     expect(await connection.exists(keys.sseConnection(lost.streamId))).toBe(1);
     await alive.tick();
     expect(await connection.exists(keys.sseConnection(lost.streamId))).toBe(0);

@@ -35,6 +35,7 @@ export class HeldStreams {
   readonly #o: HeldStreamsOptions;
   #timer: NodeJS.Timeout | undefined;
   #beating: Promise<void> | undefined;
+  #started: Promise<void> = Promise.resolve();
   /** When this process last beat (ms; 0: not yet). */
   #lastBeat = 0;
 
@@ -42,16 +43,22 @@ export class HeldStreams {
     this.#o = options;
   }
 
-  /** Beats now, then once per `beatMs`. */
-  start(): void {
-    if (this.#timer !== undefined) return;
-    this.#timer = setInterval(() => void this.tick(), this.#o.beatMs);
-    this.#timer.unref();
-    void this.tick();
+  /**
+   * Beats now, then once per `beatMs`, from the first task stream on (a gateway that never holds one writes
+   * nothing); resolves after the first beat.
+   */
+  start(): Promise<void> {
+    if (this.#timer === undefined) {
+      this.#timer = setInterval(() => void this.tick(), this.#o.beatMs);
+      this.#timer.unref();
+      this.#started = this.tick();
+    }
+    return this.#started;
   }
 
-  /** Records a stream before it takes its leases. */
+  /** Records a stream before it takes its leases (this process beats from then on, so others can judge it). */
   async hold(stream: HeldStream): Promise<void> {
+    await this.start();
     await this.#o.registry.hold(stream);
   }
 
@@ -70,8 +77,8 @@ export class HeldStreams {
 
   /** Stops beating and forgets this process (after its streams gave their leases up). */
   async stop(): Promise<void> {
+    if (this.#timer === undefined) return;
     clearInterval(this.#timer);
-    this.#timer = undefined;
     await this.#beating;
     await this.#o.registry.forget(this.#o.registry.gatewayId).catch(() => {});
   }
