@@ -159,10 +159,16 @@ function waiterRows(c: WaitersResult): Row[] {
       verdict: judge(perHundred <= 1),
     },
     {
-      metric: `c. all ${c.waiters} woken: last result after (ms)`,
-      taskgate: c.wakeAllMs,
+      metric: `c. all ${c.waiters} woken: slowest, from its task's terminal write to its response (ms)`,
+      taskgate: c.wakeMaxMs,
       target: '≤ 1000 ms',
-      verdict: judge(c.wakeAllMs <= 1000),
+      verdict: judge(c.wakeMaxMs <= 1000),
+    },
+    { metric: 'c. … median of the same (ms)', taskgate: c.wakeP50Ms },
+    {
+      metric: `c. … from the first of the ${c.waiters} finishes to the last result (ms)`,
+      taskgate: c.wakeAllMs,
+      target: `reference (finishing them took ${c.finishAllMs.toFixed(0)} ms)`,
     },
   ];
 }

@@ -25,8 +25,19 @@ export interface WaitersResult {
   readonly idleCpuShare: number;
   /** Redis commands per second the system ran meanwhile (safety re-reads, lease refreshes, heartbeats). */
   readonly idleCommandsPerSecond: number;
-  /** From finishing every task (in Redis) until the last waiter got its result. */
+  /** The most frequent of them, per second. */
+  readonly idleBreakdown: string;
+  /** From the first task's finish (in Redis) until the last waiter got its result. */
   readonly wakeAllMs: number;
+  /**
+   * Per waiter, from its own task's terminal write (the record's `lastUpdatedAt`, set from Redis's clock by
+   * the finishing script) until its response ended at the client (same machine, same clock): the slowest.
+   */
+  readonly wakeMaxMs: number;
+  /** The same, median. */
+  readonly wakeP50Ms: number;
+  /** How long finishing all tasks (in Redis) took. */
+  readonly finishAllMs: number;
   /** Waiters that got the tool's result. */
   readonly delivered: number;
   /** Redis commands (commandstats, Lua-run included) per waiter while the streams were opened. */
@@ -50,6 +61,8 @@ interface Waiter {
   readonly open: Promise<void>;
   /** Resolves with the whole body once the response ended. */
   readonly done: Promise<string>;
+  /** When the response ended (unix ms, fractional), once it did. */
+  endedAt?: number;
 }
 
 function openWaiter(url: string, agent: Agent, sessionId: string, taskId: string, id: number): Waiter {
@@ -90,15 +103,21 @@ function openWaiter(url: string, agent: Agent, sessionId: string, taskId: string
     });
     req.end(JSON.stringify({ jsonrpc: '2.0', id, method: 'tasks/result', params: { taskId } }));
   });
-  done.catch(() => {});
-  return { open, done };
+  const waiter: Waiter = { open, done };
+  done.then(
+    () => {
+      waiter.endedAt = performance.timeOrigin + performance.now();
+    },
+    () => {},
+  );
+  return waiter;
 }
 
 /**
  * Seeds `count` tasks that never finish by themselves, opens one blocked `tasks/result` per task on gateway 0
  * (raw HTTP, one connection each, as 10,000 separate clients would), and measures that gateway's RSS and Redis
- * connections with all of them waiting. Then finishes every task in Redis and times until each waiter got
- * its result, which proves they were really waiting.
+ * connections with all of them waiting. Then finishes every task in Redis and times, per waiter, from its
+ * task's terminal write until its response ended (which also proves they were really waiting).
  */
 export async function runWaiters(system: TaskgateSystem, count: number): Promise<WaitersResult> {
   const gateway = system.gateways[0] as BenchProcess;
@@ -139,7 +158,9 @@ export async function runWaiters(system: TaskgateSystem, count: number): Promise
     await sleep(IDLE_WINDOW_MS);
     const idleMs = performance.now() - idleStart;
     const idleCpuShare = (cpuMs(gateway.pid) - idleCpu0) / idleMs;
-    const idleCommandsPerSecond = (total(callsDelta(idleCalls0, await commandCalls(system.redis))) / idleMs) * 1000;
+    const idleCalls = callsDelta(idleCalls0, await commandCalls(system.redis));
+    const idleCommandsPerSecond = (total(idleCalls) / idleMs) * 1000;
+    const idleBreakdown = topCounts(idleCalls, 10, idleMs / 1000);
     const atRest = await connectionsOf();
 
     const ownerId = Keys.ownerId(sessionId);
@@ -147,14 +168,27 @@ export async function runWaiters(system: TaskgateSystem, count: number): Promise
     const outcome = { result: { content: [{ type: 'text', text: 'ok' }] } };
     const finisher = new Redis(system.redisServer.url, { enableAutoPipelining: true });
     const finishing = new TaskStore({ redis: finisher, keys: system.keys, cursorSecret: system.cursorSecret });
+    let finishAllMs = 0;
+    let bodies: string[] = [];
+    let wakeAllMs = 0;
+    let finishedAt: number[] = [];
     try {
       await Promise.all(ids.map((taskId) => finishing.finish({ taskId, ownerId }, outcome)));
+      finishAllMs = performance.now() - woken;
+      bodies = await Promise.all(waiters.map((waiter) => waiter.done.catch(() => '')));
+      wakeAllMs = performance.now() - woken;
+      // Each task's terminal write, as the finishing script stamped it (Redis's clock, milliseconds).
+      const stamps = finisher.pipeline();
+      for (const taskId of ids) stamps.hget(system.keys.task(taskId), 'lastUpdatedAt');
+      finishedAt = ((await stamps.exec()) ?? []).map(([, value]) => Number(value));
     } finally {
       await finisher.quit().catch(() => finisher.disconnect());
     }
-    const bodies = await Promise.all(waiters.map((waiter) => waiter.done.catch(() => '')));
-    const wakeAllMs = performance.now() - woken;
     const delivered = bodies.filter((body) => body.includes('"text":"ok"')).length;
+    const wakes = waiters
+      .map((waiter, i) => (waiter.endedAt ?? Number.NaN) - (finishedAt[i] ?? Number.NaN))
+      .filter((ms) => Number.isFinite(ms))
+      .sort((a, b) => a - b);
     return {
       waiters: count,
       rssBeforeMb: before.rss / MB,
@@ -165,9 +199,13 @@ export async function runWaiters(system: TaskgateSystem, count: number): Promise
       subscriptions: Math.max(during.subs, atRest.subs),
       openMs,
       wakeAllMs,
+      wakeMaxMs: wakes.at(-1) ?? Number.NaN,
+      wakeP50Ms: wakes[Math.floor(wakes.length / 2)] ?? Number.NaN,
+      finishAllMs,
       delivered,
       idleCpuShare,
       idleCommandsPerSecond,
+      idleBreakdown,
       commandsPerWaiter: total(setup) / count,
       setupBreakdown: topCounts(setup, 10, count),
       floorRssGrowthMb: Number.NaN,

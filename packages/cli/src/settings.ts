@@ -315,9 +315,9 @@ export const SETTINGS = [
     flag: '--waiter-safety-ms',
     scope: 'gateway',
     schema: int(1000),
-    default: '30000',
+    default: '300000',
     description:
-      'Every task a blocked request waits for is re-read this often, all in one batch (a safety net under pub/sub).',
+      'Every task a blocked request waits for is re-read once this often, an even share each second (a safety net under pub/sub).',
   },
   {
     env: 'TASKGATE_DRAIN_RETRY_AFTER_MS',

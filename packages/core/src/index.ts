@@ -54,6 +54,7 @@ export {
   type StreamKind,
   type StreamState,
 } from './event-log.js';
+export { GatewayRegistry, type GatewayRegistryOptions, type HeldStream } from './gateway-registry.js';
 export { isTaskIdShape, newTaskId } from './ids.js';
 export {
   type InputAnswer,

@@ -134,6 +134,16 @@ export class Keys {
     return `${this.prefix}:{catalog}:workers`;
   }
 
+  /** Sorted set of gateway process id → its last heartbeat (ms): the gateways alive, and those that died. */
+  gateways(): string {
+    return `${this.prefix}:{gateways}:alive`;
+  }
+
+  /** Set of the task streams one gateway process holds leases for (`<streamId> <connectionId> <taskId>`). */
+  gatewayStreams(gatewayId: string): string {
+    return `${this.prefix}:{gateways}:streams:${gatewayId}`;
+  }
+
   /** String with one worker process's pod name and tools (JSON), PX = its heartbeat lease. */
   worker(workerId: string): string {
     return `${this.prefix}:{catalog}:worker:${workerId}`;

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { TaskgateError } from './errors.js';
 import { Keys } from './keys.js';
 import type { OutboxEntry, OutboxMessage } from './outbox.js';
 import { Scripts } from './script-replies.js';
@@ -142,12 +143,21 @@ export class TaskDelivery {
     connectionId: string,
     leaseMs: number,
   ): Promise<CarrierResult> {
-    const reply = await this.#sessionKeys.run(taskId, ([feed, channel]) =>
+    const run = ([feed, channel]: readonly [string, string]) =>
       this.#scripts.carrierLease(
         [this.#keys.taskCarrier(taskId), this.#keys.sseConnection(streamId), this.#keys.task(taskId), feed, channel],
         [op, streamId, connectionId, leaseMs, taskId],
-      ),
-    );
+      );
+    // Only a release writes to the session's feed: a claim or a refresh (every carrying stream's heartbeat)
+    // passes the task's own key in their place and reads nothing to find them.
+    const taskKey = this.#keys.task(taskId);
+    const reply = op === 'release' ? await this.#sessionKeys.run(taskId, run) : await run([taskKey, taskKey]);
+    if (reply.kind === 'wrong_session_keys') {
+      throw new TaskgateError(
+        'UNEXPECTED_SCRIPT_REPLY',
+        `carrierLease ${op} refused the task's own key as its session keys`,
+      );
+    }
     return reply.kind === 'not_held' ? 'taken' : reply.kind;
   }
 }

@@ -16,6 +16,7 @@ import {
   toTask,
 } from './task-record.js';
 import { TaskSessionKeys } from './task-session-keys.js';
+import { TurnBatch } from './turn-batch.js';
 
 export interface TaskStoreOptions {
   /** Connection for commands and scripts (never one in subscriber mode). */
@@ -139,6 +140,7 @@ export class TaskStore {
   readonly #cursors: ListCursorCodec;
   readonly #observer: TaskObserver;
   readonly #sessionKeys: TaskSessionKeys;
+  readonly #batch: TurnBatch;
 
   constructor(options: TaskStoreOptions) {
     this.#observer = options.observer ?? {};
@@ -147,6 +149,7 @@ export class TaskStore {
     this.limits = resolveTaskLimits(options.limits);
     this.#scripts = new Scripts(options.redis);
     this.#sessionKeys = new TaskSessionKeys(options.redis, this.keys);
+    this.#batch = new TurnBatch(options.redis);
     this.#cursors = new ListCursorCodec(options.cursorSecret, this.limits.cursorTtlMs);
   }
 
@@ -244,10 +247,13 @@ export class TaskStore {
     return raw == null ? { task } : { task, outcome: JSON.parse(raw) as TaskOutcome };
   }
 
-  /** The stored outcome of the caller's task, with the task; `outcome` is absent until the task finished. */
-  async outcome(owner: string, taskId: string): Promise<{ task: StoredTask; outcome?: TaskOutcome }> {
+  /**
+   * The stored outcome of the caller's task, with the task; `outcome` is absent until the task finished.
+   * `batched`: read in one pipeline with the others of this event-loop turn (waiters woken together).
+   */
+  async outcome(owner: string, taskId: string, batched = false): Promise<{ task: StoredTask; outcome?: TaskOutcome }> {
     // One HMGET for the record and the outcome: tasks/result runs this once or twice per task.
-    const { task, values } = await this.#owned(owner, taskId, RECORD_AND_OUTCOME);
+    const { task, values } = await this.#owned(owner, taskId, RECORD_AND_OUTCOME, batched);
     const raw = values[RECORD_FIELDS.length];
     return raw == null ? { task } : { task, outcome: JSON.parse(raw) as TaskOutcome };
   }
@@ -257,10 +263,14 @@ export class TaskStore {
     owner: string,
     taskId: string,
     fields: readonly string[],
+    batched = false,
   ): Promise<{ task: StoredTask; values: (string | null)[] }> {
     const ownerId = Keys.ownerId(owner);
     if (!isTaskIdShape(taskId)) throw taskNotFound();
-    const values = await this.#redis.hmget(this.keys.task(taskId), ...fields);
+    const key = this.keys.task(taskId);
+    const values = await (batched
+      ? this.#batch.hmget(Keys.tagOf(taskId), key, fields)
+      : this.#redis.hmget(key, ...fields));
     const task = recordFromValues(taskId, values);
     if (task !== undefined && task.ownerId === ownerId) return { task: this.#learn(task), values };
     if (task === undefined) {

@@ -9,6 +9,7 @@ import {
   EventLog,
   ensureScriptsLoaded,
   errorMessage,
+  GatewayRegistry,
   InputRequests,
   isRedisConnection,
   Keys,
@@ -46,6 +47,7 @@ import { type GatewayOptions, resolveGatewayOptions } from './options.js';
 import { ArgumentValidator } from './services/argument-validator.js';
 import type { GatewayServices } from './services/context.js';
 import { TaskWatcher } from './tasks/task-watcher.js';
+import { HeldStreams } from './transport/held-streams.js';
 import { StreamRegistry } from './transport/stream-registry.js';
 
 /** Where a started gateway listens. */
@@ -128,6 +130,23 @@ export function createGateway(input: GatewayOptions): Gateway {
       options.logger.warn({ err: errorMessage(error) }, 'no subscription to tool changes: the tool cache only expires');
     });
   const queues = new ToolQueues({ connection: redis, keys });
+  const events = new EventLog({
+    redis,
+    keys,
+    maxEvents: options.eventLogMaxEvents,
+    retentionMs: options.eventLogRetentionMs,
+  });
+  const delivery = new TaskDelivery({ redis, keys });
+  const held = new HeldStreams({
+    registry: new GatewayRegistry({ redis, keys, gatewayId: GatewayRegistry.newId() }),
+    events,
+    delivery,
+    streams,
+    beatMs: options.sseHeartbeatMs,
+    deadAfterMs: options.sseHeartbeatMs * 3,
+    retryMs: options.drainRetryAfterMs,
+    logger: options.logger,
+  });
   const services: GatewayServices = {
     options,
     // Request loggers (children) are made when they first log: most requests, and waiting streams, never do.
@@ -148,16 +167,12 @@ export function createGateway(input: GatewayOptions): Gateway {
     outbox,
     inputs: new InputRequests({ redis, bus, keys }),
     watcher: new TaskWatcher({ bus, store: tasks, safetyMs: options.waiterSafetyMs }),
-    events: new EventLog({
-      redis,
-      keys,
-      maxEvents: options.eventLogMaxEvents,
-      retentionMs: options.eventLogRetentionMs,
-    }),
-    delivery: new TaskDelivery({ redis, keys }),
+    events,
+    delivery,
     feed: new SessionFeed({ redis, keys }),
     validator: new ArgumentValidator(),
     streams,
+    held,
     toolCursors: new ListCursorCodec(options.cursorSecret, tasks.limits.cursorTtlMs),
     metrics,
     rateLimits: new RateLimits(redis, keys, options, metrics),
@@ -264,6 +279,7 @@ export function createGateway(input: GatewayOptions): Gateway {
       });
       // Streams give their leases up (connection, carrier, GET stream) so that other pods take over at once.
       await services.streams.cleanedUp(2000);
+      await held.stop();
       for (const stop of unwatch) stop();
       // The tools subscription ends with the bus.
       forgetTools();

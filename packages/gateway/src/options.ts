@@ -111,9 +111,10 @@ export interface GatewayOptions {
   readonly readTimeoutMs?: number;
   /**
    * Safety net under the pub/sub wake-up of blocked requests (tasks/result, plain calls, reads): every task
-   * one of them waits for is re-read this often (ms), all in one batch per gateway. Status messages are not
-   * lost on a live connection and every reconnect re-reads at once, so this only bounds the damage of a
-   * message lost some other way. Default 30 s.
+   * one of them waits for is re-read once this often (ms), an even share of them each second in one pipeline
+   * per gateway. Status messages are not lost on a live connection and every reconnect re-reads at once, so
+   * this only bounds the damage of a message lost some other way. Default 5 min (10,000 waiters: about 33
+   * reads a second).
    */
   readonly waiterSafetyMs?: number;
   /**
@@ -217,7 +218,7 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
     toolCacheMs: options.toolCacheMs ?? 2000,
     drainTimeoutMs: options.drainTimeoutMs ?? 10_000,
     readTimeoutMs: options.readTimeoutMs ?? 30_000,
-    waiterSafetyMs: options.waiterSafetyMs ?? 30_000,
+    waiterSafetyMs: options.waiterSafetyMs ?? 300_000,
     drainRetryAfterMs: options.drainRetryAfterMs ?? 1000,
     maxSessionsPerPrincipal: options.maxSessionsPerPrincipal ?? 0,
     maxStreamsPerPrincipal: options.maxStreamsPerPrincipal ?? 0,

@@ -67,6 +67,30 @@ describe('TaskWatcher', () => {
     expect(watcher.watched).toBe(0);
   });
 
+  it('spreads its safety re-read over the interval: a share of the watched tasks each second', async () => {
+    const { watcher, create, finishSilently, channels } = setUp(4000);
+    const ids = await Promise.all(Array.from({ length: 12 }, () => create()));
+    const started = Date.now();
+    let settled = 0;
+    const waits = ids.map((taskId) =>
+      watcher.untilTerminal(taskId, { signal: new AbortController().signal }).then((outcome) => {
+        settled += 1;
+        return outcome;
+      }),
+    );
+    for (const taskId of ids) {
+      while ((await channels(taskId)) === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await Promise.all(ids.map((taskId) => finishSilently(taskId)));
+    // Each tick (every second) re-reads a quarter of them: after two and a half, some are found, not all.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + 2500 - Date.now())));
+    expect(settled).toBeGreaterThan(0);
+    expect(settled).toBeLessThan(12);
+    const outcomes = await Promise.all(waits);
+    expect(outcomes.map((outcome) => outcome.kind)).toEqual(ids.map(() => 'terminal'));
+    expect(watcher.watched).toBe(0);
+  }, 15_000);
+
   it('re-reads every watched task after the subscriber reconnects', async () => {
     const { watcher, bus, create, finishSilently, channels } = setUp(600_000);
     const taskId = await create();

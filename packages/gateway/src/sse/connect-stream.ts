@@ -11,6 +11,19 @@ export function streamLeaseMs(services: GatewayServices): number {
 }
 
 /**
+ * How long the leases of a tasks/result or direct-call stream last (ms): an hour, renewed every twenty
+ * minutes (`HELD_REFRESH_MS`). The gateway process holds them (`HeldStreams`): when it dies, another one
+ * releases them within `streamLeaseMs`, so they need not be renewed at every heartbeat.
+ */
+export const HELD_LEASE_MS = 60 * 60 * 1000;
+const HELD_REFRESH_MS = 20 * 60 * 1000;
+
+/** The lease of a stream of `role` (ms). */
+export function leaseMsOf(services: GatewayServices, role: StreamRole): number {
+  return role === 'session' ? streamLeaseMs(services) : HELD_LEASE_MS;
+}
+
+/**
  * Starts the SSE response of a logged stream on `res`: headers out, tracked for shutdown under `role`, and
  * a heartbeat (the registry's, one timer per process) that keeps idle connections alive through proxies and
  * refreshes the stream's leases. A session's GET stream passes its `positions` (see `LoggedStream`).
@@ -26,7 +39,8 @@ export function connectStream(
 ): LoggedStream {
   // A primed stream's headers leave with its priming event, written right after this.
   const sse = new SseStream(res, { headersWithFirstEvent: primed });
-  const stream = new LoggedStream(services.events, sse, ids, streamLeaseMs(services), logger, positions);
+  const stream = new LoggedStream(services.events, sse, ids, leaseMsOf(services, role), logger, positions);
+  if (role !== 'session') stream.refreshLeasesEvery(HELD_REFRESH_MS / services.options.sseHeartbeatMs);
   sse.owner = stream;
   // Heartbeats from the registry's one timer; once the connection ends, shutdown waits for the clean-up.
   services.streams.add(sse, role);

@@ -3,7 +3,7 @@ import { EventLog, Keys, type StreamState } from '@taskgate/core';
 import { ErrorCode } from '@taskgate/protocol';
 import { HttpError } from '../errors/http-error.js';
 import type { SessionContext } from '../services/context.js';
-import { connectStream, streamLeaseMs } from './connect-stream.js';
+import { connectStream, HELD_LEASE_MS } from './connect-stream.js';
 import { openSessionStream, resumeSessionStream } from './session-stream.js';
 import { runTaskStream } from './task-stream.js';
 
@@ -67,8 +67,11 @@ async function resumeTaskStream(
   }
   const ids = { streamId: state.streamId, connectionId: EventLog.newConnectionId() };
   // The newest connection wins: a stale one (its client gone, unnoticed yet) can write nothing more.
-  await services.events.takeConnection(ids.streamId, ids.connectionId, streamLeaseMs(services));
+  const held = { ...ids, taskId: state.taskId };
+  await services.held.hold(held);
+  await services.events.takeConnection(ids.streamId, ids.connectionId, HELD_LEASE_MS);
   const stream = connectStream(services, res, ids, state.kind, ctx.logger);
+  services.held.dropWhenClosed(held, stream.closed());
   const replayed = await stream.replay(entryId);
   ctx.logger.debug({ stream: ids.streamId, kind: state.kind, replayed }, 'stream resumed');
   if (state.done) {

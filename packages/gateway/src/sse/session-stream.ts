@@ -22,6 +22,8 @@ import { OutboxRelay } from './outbox-relay.js';
 import { understandsPriming } from './task-stream.js';
 
 const FEED_BATCH = 100;
+/** The GET stream sweeps its session's live tasks at one heartbeat in this many (and at open, after a reconnect). */
+const SWEEP_EVERY = 20;
 /**
  * Published on the session's channel when its GET stream is resumed: a connection still carrying the stream
  * elsewhere stops at once (its logged writes are fenced anyway, but status notifications are not logged).
@@ -219,6 +221,7 @@ async function runSessionStream(ctx: SessionContext, stream: LoggedStream): Prom
   };
 
   const unsubscribes: (() => Promise<void>)[] = [];
+  let beats = 0;
   stream.onClose(async () => {
     await Promise.allSettled(unsubscribes.splice(0).map((unsubscribe) => unsubscribe()));
     // Only the connection that still holds the stream may give the session's lease up (not one resumed elsewhere).
@@ -234,7 +237,11 @@ async function runSessionStream(ctx: SessionContext, stream: LoggedStream): Prom
     );
     if (lease !== 'ok') return stream.end();
     await readFeed();
-    await sweep();
+    // The sweep reads every live task of the owner: a safety net only, at one heartbeat in SWEEP_EVERY. What it
+    // looks for announces itself on the feed: a stream that ends, and the streams of a gateway that died (released
+    // by another one, `HeldStreams`), give their carrier leases up with an outbox entry on the session's feed.
+    beats += 1;
+    if (beats % SWEEP_EVERY === 0) await sweep();
   });
   const removeHook = services.bus.onReconnect(safely(() => readFeed().then(sweep)));
   unsubscribes.push(async () => void removeHook());

@@ -15,7 +15,7 @@ import { errorResponse, resultMessage, type SessionContext } from '../services/c
 import type { WatchOutcome } from '../tasks/task-watcher.js';
 import { type LoggedStream, newStreamIds } from '../transport/logged-stream.js';
 import { carryOutbox } from './carry-outbox.js';
-import { openTaskConnection, streamLeaseMs } from './connect-stream.js';
+import { HELD_LEASE_MS, openTaskConnection } from './connect-stream.js';
 
 /** The request a task stream answers: `tasks/result` of a task, or a direct (non-task) `tools/call`. */
 export interface TaskStreamTarget {
@@ -49,8 +49,12 @@ export async function openTaskStream(
     taskId: target.taskId,
     rpcId: target.rpcId,
   };
-  await services.events.create(state, ids.connectionId, streamLeaseMs(services));
+  // Recorded under this process before it takes the leases: if it dies, another one releases them.
+  const held = { streamId: ids.streamId, connectionId: ids.connectionId, taskId: target.taskId };
+  await services.held.hold(held);
+  await services.events.create(state, ids.connectionId, HELD_LEASE_MS);
   const stream = openTaskConnection(services, res, ids, target.kind, ctx.logger, understandsPriming(ctx.session));
+  services.held.dropWhenClosed(held, stream.closed());
   return runTaskStream(ctx, stream, target);
 }
 
@@ -116,7 +120,8 @@ async function finishResult(
   let message: Record<string, unknown>;
   try {
     if (waited.kind === 'gone') throw taskExpired();
-    const { task, outcome } = await ctx.services.tasks.outcome(ctx.owner, target.taskId);
+    // Batched: the waiters a burst of finished tasks wakes together read their outcomes in one pipeline.
+    const { task, outcome } = await ctx.services.tasks.outcome(ctx.owner, target.taskId, true);
     auditRetrieval(ctx.logger, task);
     message = resultMessage(target.rpcId, terminalOutcome(task, outcome));
   } catch (error) {

@@ -24,7 +24,7 @@ export interface TaskWatcherOptions {
   readonly bus: EventBus;
   /** Reads the watched tasks (one at a time, or the status of many in one round trip). */
   readonly store: TaskStore;
-  /** Interval of the safety re-read of every watched task (ms). Default 30 s. */
+  /** Every watched task is re-read once per this interval (ms), a slice of them each second. Default 5 min. */
   readonly safetyMs?: number;
 }
 
@@ -34,6 +34,10 @@ const GONE: WatchOutcome = { kind: 'gone' };
 const BATCH = 1000;
 /** Delay of the re-read that follows a failed subscription or read (Redis away): not the full safety interval. */
 const RETRY_MS = 1000;
+/** The safety re-read's tick: each one re-reads its share of the watched tasks (at most the safety interval). */
+const TICK_MS = 1000;
+/** The default safety interval (see `TaskWatcherOptions.safetyMs`). */
+export const DEFAULT_SAFETY_MS = 5 * 60 * 1000;
 
 /** One `untilTerminal` call. It is its signal's abort listener itself (`handleEvent`): no closure per waiter. */
 class Waiter {
@@ -101,9 +105,11 @@ class Watch {
  * then re-read (so no change between the caller's read and the subscription is lost). Many waiters on one
  * task share one watch and one subscription.
  *
- * Pub/sub loses nothing on a live connection, and a reconnect re-reads every watched task. As a last safety
- * net, one timer for the whole process re-reads the status of every watched task every `safetyMs`, in
- * pipelines of one HGET per task — not a timer and a full read per waiter every poll interval.
+ * Pub/sub loses nothing on a live connection, and a reconnect re-reads every watched task at once. As a last
+ * safety net, one timer for the whole process re-reads the status of every watched task once per `safetyMs`
+ * (default 5 min), one HGET per task: each second re-reads the next `watched × 1 s / safetyMs` of them in
+ * turn, so 10,000 idle waiters cost about 33 reads a second, spread evenly, not 10,000 at once — and not a
+ * timer and a full read per waiter every poll interval.
  */
 export class TaskWatcher {
   readonly #bus: EventBus;
@@ -114,13 +120,23 @@ export class TaskWatcher {
   #retry: NodeJS.Timeout | undefined;
   #sweeping = false;
   #again = false;
+  /**
+   * The safety re-read's round: where it stands in the watches (a Map iterator also reaches those added after
+   * it started), how many are left ahead of it at most, and when it must be done.
+   */
+  #round: { iterator: Iterator<Watch> | undefined; ahead: number; endsAt: number } = {
+    iterator: undefined,
+    ahead: 0,
+    endsAt: 0,
+  };
+  #rollingBusy = false;
   readonly #onMessage = (watch: Watch, message: string): void => this.#message(watch, message);
   readonly #release = (watch: Watch): void => this.#unwatch(watch);
 
   constructor(options: TaskWatcherOptions) {
     this.#bus = options.bus;
     this.#store = options.store;
-    this.#safetyMs = options.safetyMs ?? 30_000;
+    this.#safetyMs = options.safetyMs ?? DEFAULT_SAFETY_MS;
     this.#bus.onReconnect(() => void this.sweep());
   }
 
@@ -145,13 +161,17 @@ export class TaskWatcher {
       signal.addEventListener('abort', waiter, { once: true });
       // A watch that exists already is subscribed (or about to be, and re-reads then): any change after the
       // caller's read reaches it. A new one subscribes, then re-reads.
-      if (fresh) this.#subscribe(watch);
+      if (fresh) {
+        // A round under way reaches it too (it joins the Map's end).
+        if (this.#round.iterator !== undefined) this.#round.ahead += 1;
+        this.#subscribe(watch);
+      }
       this.#startTimer();
     });
   }
 
   /**
-   * Re-reads every watched task now (the safety timer; after a reconnect of the subscriber), and subscribes
+   * Re-reads every watched task now (after a reconnect of the subscriber, or a failed read), and subscribes
    * again the watches whose subscription failed. Resolves when done; never rejects.
    */
   async sweep(): Promise<void> {
@@ -244,6 +264,7 @@ export class TaskWatcher {
     if (this.#watches.size === 0 && this.#timer !== undefined) {
       clearInterval(this.#timer);
       this.#timer = undefined;
+      this.#round = { iterator: undefined, ahead: 0, endsAt: 0 };
     }
     if (this.#watches.size === 0 && this.#retry !== undefined) {
       clearTimeout(this.#retry);
@@ -253,7 +274,46 @@ export class TaskWatcher {
 
   #startTimer(): void {
     if (this.#timer !== undefined) return;
-    this.#timer = setInterval(() => void this.sweep(), this.#safetyMs);
+    const tickMs = Math.min(TICK_MS, this.#safetyMs);
+    this.#timer = setInterval(() => void this.#roll(tickMs), tickMs);
     this.#timer.unref();
+  }
+
+  /**
+   * One tick of the safety re-read: the next share of this round's watches. A round walks the watches (those
+   * added meanwhile included) in `safetyMs`: each tick reads what is left ahead of it (counted at the start,
+   * plus the watches added since, minus those read) divided by the ticks left, so every watch is read within
+   * the interval, however many come and go.
+   */
+  async #roll(tickMs: number): Promise<void> {
+    if (this.#rollingBusy || this.#watches.size === 0) return;
+    this.#rollingBusy = true;
+    try {
+      const now = Date.now();
+      if (this.#round.iterator === undefined) this.#startRound(now);
+      const round = this.#round;
+      const ticksLeft = Math.max(1, Math.round((round.endsAt - now) / tickMs));
+      const share = Math.max(1, Math.ceil(round.ahead / ticksLeft));
+      const slice: Watch[] = [];
+      while (slice.length < share) {
+        const next = round.iterator?.next();
+        if (next === undefined || next.done === true) {
+          round.iterator = undefined;
+          break;
+        }
+        if (!next.value.released) slice.push(next.value);
+      }
+      round.ahead = Math.max(0, round.ahead - slice.length);
+      for (const watch of slice) if (watch.subscription === 'failed') this.#subscribe(watch);
+      for (let i = 0; i < slice.length; i += BATCH) await this.#rereadStatus(slice.slice(i, i + BATCH));
+    } catch {
+      this.#retrySoon();
+    } finally {
+      this.#rollingBusy = false;
+    }
+  }
+
+  #startRound(now: number): void {
+    this.#round = { iterator: this.#watches.values(), ahead: this.#watches.size, endsAt: now + this.#safetyMs };
   }
 }

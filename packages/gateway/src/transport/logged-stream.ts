@@ -47,6 +47,9 @@ export class LoggedStream {
   #written = '0-0';
   /** `finish` gave the connection lease (and the carrier lease) up. */
   #released = false;
+  /** Heartbeats between two lease refreshes (1: every one), and how many are left until the next. */
+  #refreshEvery = 1;
+  #beatsLeft = 1;
 
   constructor(
     log: EventLog,
@@ -197,19 +200,33 @@ export class LoggedStream {
    */
   async heartbeat(): Promise<void> {
     if (this.#released) return;
-    // A part that extends the connection lease along with its own (a carrier) saves a script per beat.
-    let held = await this.#connectionRefresh?.().catch(() => true);
-    // A session stream also keeps its log and state alive while connected: its status events log nothing.
-    held ??= await (this.#positions === undefined
-      ? this.#log.refreshConnection(this.streamId, this.connectionId, this.#leaseMs)
-      : this.#log.keepAlive(this.streamId, this.connectionId, this.#leaseMs)
-    ).catch(() => true);
-    if (!held) return this.#lost();
+    this.#beatsLeft -= 1;
+    if (this.#beatsLeft <= 0) {
+      this.#beatsLeft = this.#refreshEvery;
+      // A part that extends the connection lease along with its own (a carrier) saves a script per beat.
+      let held = await this.#connectionRefresh?.().catch(() => true);
+      // A session stream also keeps its log and state alive while connected: its status events log nothing.
+      held ??= await (this.#positions === undefined
+        ? this.#log.refreshConnection(this.streamId, this.connectionId, this.#leaseMs)
+        : this.#log.keepAlive(this.streamId, this.connectionId, this.#leaseMs)
+      ).catch(() => true);
+      if (!held) return this.#lost();
+    }
     for (const beat of this.#heartbeats) {
       await beat().catch((error: unknown) =>
         this.#logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'stream heartbeat failed'),
       );
     }
+  }
+
+  /**
+   * Refreshes the leases at one heartbeat in `beats` only (a stream whose leases its process holds, see
+   * `HeldStreams`), the first one after a random number of them, so the refreshes of streams opened together
+   * spread over the period. Its other heartbeat work still runs at every one.
+   */
+  refreshLeasesEvery(beats: number): void {
+    this.#refreshEvery = Math.max(1, Math.floor(beats));
+    this.#beatsLeft = 1 + Math.floor(Math.random() * this.#refreshEvery);
   }
 
   /**
