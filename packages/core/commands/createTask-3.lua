@@ -16,6 +16,7 @@
     ARGV[6] JSON object of extra string fields (kind, session, notify = session channel, feed = session feed,
             tool, progressToken)
     ARGV[7] '1' to list the task under its owner, '0' to keep it out of tasks/list (direct calls)
+    ARGV[8] the creating pod's name for the task's trail ('' or absent for none; see includes/trail)
 
   Output:
     { 0, snapshot }           created
@@ -26,6 +27,7 @@
 --- @include "includes/now"
 --- @include "includes/snapshot"
 --- @include "includes/expiry"
+--- @include "includes/trail"
 
 if redis.call('EXISTS', KEYS[1]) == 1 then return { ALREADY_EXISTS } end
 
@@ -53,6 +55,7 @@ local task = {
 }
 if ARGV[3] ~= '' then task.pollInterval = ARGV[3] end
 for field, value in pairs(cjson.decode(ARGV[6])) do task[field] = tostring(value) end
+task.cpod = trailPod(task, ARGV[8])
 local fields = {}
 for field, value in pairs(task) do
   fields[#fields + 1] = field

@@ -26,6 +26,11 @@ export interface TaskStoreOptions {
   readonly limits?: Partial<TaskLimits>;
   /** Told about every creation, first start and terminal transition this store makes (metrics). */
   readonly observer?: TaskObserver;
+  /**
+   * The pod name this store writes on the trail of the tool calls it creates, starts and finishes (the
+   * console's timeline; see `TaskTrail`), inside the scripts of those transitions. Absent: no trail.
+   */
+  readonly pod?: string;
 }
 
 /**
@@ -139,9 +144,11 @@ export class TaskStore {
   readonly #cursors: ListCursorCodec;
   readonly #observer: TaskObserver;
   readonly #sessionKeys: TaskSessionKeys;
+  readonly #pod: string;
 
   constructor(options: TaskStoreOptions) {
     this.#observer = options.observer ?? {};
+    this.#pod = (options.pod ?? '').replace(/\s+/g, '-');
     this.#redis = options.redis;
     this.keys = options.keys ?? new Keys();
     this.limits = resolveTaskLimits(options.limits);
@@ -182,6 +189,7 @@ export class TaskStore {
         this.limits.maxActivePerOwner,
         JSON.stringify(extra),
         kind === 'task' ? '1' : '0',
+        this.#pod,
       ],
     );
     if (reply.kind === 'limit') throw taskLimitExceeded(this.limits.maxActivePerOwner);
@@ -385,7 +393,9 @@ export class TaskStore {
       const keys = [this.keys.task(taskId), this.keys.taskChannel(taskId), ...session];
       // Finishing and cancelling also take the task off its owner's active set.
       if (name === 'finishTask' || name === 'cancelTask') keys.push(this.keys.ownerActive(ref.ownerId));
-      return this.#scripts.transition(name, keys, [taskId, ...args]);
+      // The transitions a trail records take the pod's name last (see includes/trail.lua).
+      const trailed = name === 'startTask' || name === 'finishTask' || name === 'cancelTask';
+      return this.#scripts.transition(name, keys, trailed ? [taskId, ...args, this.#pod] : [taskId, ...args]);
     });
     const ended = reply.kind === 'changed' && (name === 'finishTask' || name === 'cancelTask');
     if (ended || reply.kind === 'terminal' || reply.kind === 'not_found') this.#sessionKeys.forget(taskId);

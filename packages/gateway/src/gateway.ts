@@ -14,7 +14,7 @@ import {
   Keys,
   ListCursorCodec,
   OfferingCatalog,
-  observeAll,
+  podName,
   ResourceSubscriptions,
   SessionFeed,
   SessionStore,
@@ -26,7 +26,6 @@ import {
   ToolCatalog,
   ToolQueues,
   taskMetrics,
-  trailObserver,
   WorkerRegistry,
   watchQueues,
   watchRedis,
@@ -107,8 +106,9 @@ export function createGateway(input: GatewayOptions): Gateway {
     keys,
     cursorSecret: options.cursorSecret,
     limits: options.limits,
+    observer: taskMetrics(registry),
     // The trail records which pod created (or cancelled) each task: the operator console's timeline.
-    observer: observeAll(taskMetrics(registry), trailObserver(new TaskTrail(redis, keys))),
+    pod: podName(),
   });
   const bus = new EventBus(redis, keys);
   const outbox = new TaskOutbox({ redis, keys });
