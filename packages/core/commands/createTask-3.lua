@@ -29,7 +29,10 @@
 --- @include "includes/expiry"
 --- @include "includes/trail"
 
-if redis.call('EXISTS', KEYS[1]) == 1 then return { ALREADY_EXISTS } end
+local extra = cjson.decode(ARGV[6])
+-- Claims the id with the record's first field: a replay of this creation (its reply lost) finds the record,
+-- a new task gets its hash, in one command instead of an EXISTS before the HSET below.
+if redis.call('HSETNX', KEYS[1], 'status', 'working') == 0 then return { ALREADY_EXISTS } end
 
 local now = nowMs()
 local limit = tonumber(ARGV[5])
@@ -41,7 +44,10 @@ if limit > 0 then
   if active >= limit then
     redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
     active = redis.call('ZCARD', KEYS[3])
-    if active >= limit then return { LIMIT_EXCEEDED, active } end
+    if active >= limit then
+      redis.call('DEL', KEYS[1])
+      return { LIMIT_EXCEEDED, active }
+    end
   end
 else
   redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
@@ -54,7 +60,7 @@ local task = {
   expiresAt = tostring(expiresAt), owner = ARGV[4], version = '1'
 }
 if ARGV[3] ~= '' then task.pollInterval = ARGV[3] end
-for field, value in pairs(cjson.decode(ARGV[6])) do task[field] = tostring(value) end
+for field, value in pairs(extra) do task[field] = tostring(value) end
 task.cpod = trailPod(task, ARGV[8])
 local fields = {}
 for field, value in pairs(task) do
