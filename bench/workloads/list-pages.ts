@@ -47,7 +47,8 @@ async function settle(redis: Redis): Promise<void> {
 
 /**
  * One owner per size (each its own session, so its own index), seeded in Redis through core's createTask
- * script, then `tasks/list` timed through the gateway with the official SDK client: the first page, and a
+ * and finishTask scripts (finished tasks, as an owner's history is: a real owner has at most 100 live ones by
+ * default, and a session's GET stream sweeps its owner's live tasks at every heartbeat), then `tasks/list` timed through the gateway with the official SDK client: the first page, and a
  * deep page whose cursor the bench signs with the gateway's cursor secret for the entry at 90 % of the
  * owner's index — the same cursor the gateway would have handed out after paging there. The samples of all
  * sizes are taken in turns, in the same seconds and on the same keyspace, after everything is seeded and
@@ -71,6 +72,7 @@ export async function runListPages(
       await seedTasks(system.redisServer.url, system.keys.prefix, {
         owner: sessionId,
         count: size,
+        finished: true,
         onProgress: (done) => process.stderr.write(`  … ${done} of ${size}\n`),
       });
       const seedMs = performance.now() - t0;
