@@ -26,10 +26,7 @@ export interface TaskStoreOptions {
   readonly limits?: Partial<TaskLimits>;
   /** Told about every creation, first start and terminal transition this store makes (metrics). */
   readonly observer?: TaskObserver;
-  /**
-   * The pod name this store writes on the trail of the tool calls it creates, starts and finishes (the
-   * console's timeline; see `TaskTrail`), inside the scripts of those transitions. Absent: no trail.
-   */
+  /** Pod name the create, start, finish and cancel scripts write on a tool call's trail (TaskTrail); absent: none. */
   readonly pod?: string;
 }
 
@@ -393,9 +390,9 @@ export class TaskStore {
       const keys = [this.keys.task(taskId), this.keys.taskChannel(taskId), ...session];
       // Finishing and cancelling also take the task off its owner's active set.
       if (name === 'finishTask' || name === 'cancelTask') keys.push(this.keys.ownerActive(ref.ownerId));
-      // The transitions a trail records take the pod's name last (see includes/trail.lua).
-      const trailed = name === 'startTask' || name === 'finishTask' || name === 'cancelTask';
-      return this.#scripts.transition(name, keys, trailed ? [taskId, ...args, this.#pod] : [taskId, ...args]);
+      // Those a trail records take the pod's name last (includes/trail.lua).
+      const pod = name === 'startTask' || name === 'finishTask' || name === 'cancelTask' ? [this.#pod] : [];
+      return this.#scripts.transition(name, keys, [taskId, ...args, ...pod]);
     });
     const ended = reply.kind === 'changed' && (name === 'finishTask' || name === 'cancelTask');
     if (ended || reply.kind === 'terminal' || reply.kind === 'not_found') this.#sessionKeys.forget(taskId);
