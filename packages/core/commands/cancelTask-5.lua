@@ -13,6 +13,7 @@
     ARGV[3] status message
     ARGV[4] channel on which workers hear of cancelled tasks (payload: the task id; classic pub/sub, not a
             key: one channel for the whole deployment)
+    ARGV[5] the cancelling pod's name for the task's trail ('' or absent for none; see includes/trail)
 
   Output:
     { 0, snapshot }     cancelled
@@ -24,6 +25,7 @@
 --- @include "includes/now"
 --- @include "includes/snapshot"
 --- @include "includes/changeTask"
+--- @include "includes/trail"
 
 local target = taskTarget(1)
 local task = loadTask(target.key)
@@ -33,7 +35,8 @@ if ARGV[2] ~= '' and task.owner ~= ARGV[2] then return { NOT_FOUND } end
 if isTerminal(task.status) then return { TERMINAL, task.status } end
 
 redis.call('ZREM', KEYS[5], ARGV[1])
-local changed = changeTask(target, ARGV[1], task, { status = 'cancelled', statusMessage = ARGV[3] })
+local changed =
+  changeTask(target, ARGV[1], task, { status = 'cancelled', statusMessage = ARGV[3], fpod = trailPod(task, ARGV[5]) })
 -- Workers hear of cancellations on one channel per process, not one subscription per running job.
 redis.call('PUBLISH', ARGV[4], ARGV[1])
 return changed

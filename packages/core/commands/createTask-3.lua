@@ -16,6 +16,7 @@
     ARGV[6] JSON object of extra string fields (kind, session, notify = session channel, feed = session feed,
             tool, progressToken)
     ARGV[7] '1' to list the task under its owner, '0' to keep it out of tasks/list (direct calls)
+    ARGV[8] the creating pod's name for the task's trail ('' or absent for none; see includes/trail)
 
   Output:
     { 0, snapshot }           created
@@ -26,8 +27,12 @@
 --- @include "includes/now"
 --- @include "includes/snapshot"
 --- @include "includes/expiry"
+--- @include "includes/trail"
 
-if redis.call('EXISTS', KEYS[1]) == 1 then return { ALREADY_EXISTS } end
+local extra = cjson.decode(ARGV[6])
+-- Claims the id with the record's first field: a replay of this creation (its reply lost) finds the record,
+-- a new task gets its hash, in one command instead of an EXISTS before the HSET below.
+if redis.call('HSETNX', KEYS[1], 'status', 'working') == 0 then return { ALREADY_EXISTS } end
 
 local now = nowMs()
 local limit = tonumber(ARGV[5])
@@ -39,7 +44,10 @@ if limit > 0 then
   if active >= limit then
     redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
     active = redis.call('ZCARD', KEYS[3])
-    if active >= limit then return { LIMIT_EXCEEDED, active } end
+    if active >= limit then
+      redis.call('DEL', KEYS[1])
+      return { LIMIT_EXCEEDED, active }
+    end
   end
 else
   redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
@@ -52,7 +60,8 @@ local task = {
   expiresAt = tostring(expiresAt), owner = ARGV[4], version = '1'
 }
 if ARGV[3] ~= '' then task.pollInterval = ARGV[3] end
-for field, value in pairs(cjson.decode(ARGV[6])) do task[field] = tostring(value) end
+for field, value in pairs(extra) do task[field] = tostring(value) end
+task.cpod = trailPod(task, ARGV[8])
 local fields = {}
 for field, value in pairs(task) do
   fields[#fields + 1] = field

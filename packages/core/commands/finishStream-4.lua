@@ -27,6 +27,11 @@
 --- @include "includes/codes"
 --- @include "includes/eventLog"
 
+-- A kept event's pieces: Redis keeps a hash as a listpack while each value is at most 64 bytes and it has at
+-- most 128 fields (hash-max-listpack-value, hash-max-listpack-entries).
+local KEPT_PIECE_BYTES = 64
+local KEPT_PIECES = 96
+
 if redis.call('GET', KEYS[2]) ~= ARGV[1] then return { FENCED } end
 local fields = {}
 for field, value in pairs(cjson.decode(ARGV[5])) do
@@ -38,10 +43,29 @@ if ARGV[6] == 'event' and tonumber(redis.call('HGET', KEYS[3], 'n') or '0') > 0 
   id = appendEvent(KEYS[1], KEYS[3], ARGV[2], ARGV[3], ARGV[4], '', fields)
 elseif ARGV[6] == 'event' then
   -- The stream's first and last event (a task that sent nothing before its result): kept in the state, as
-  -- `fid` (its entry id, ordinal 1) and `fd` (its data), not in a log of its own, since a new Redis stream takes
+  -- `fid` (its entry id, ordinal 1) and its data, not in a log of its own, since a new Redis stream takes
   -- over 4 KB (its first listpack is allocated whole) for as long as it is kept. EventLog reads it from there.
+  -- The data goes in pieces of at most 64 bytes (`fd1`..`fdN`, `fc` = N), so the hash stays a listpack (about
+  -- 500 bytes for a short response, where one `fd` field over 64 bytes makes it a hashtable of over 1 KB);
+  -- data too long for that (past KEPT_PIECES pieces) goes whole in `fd`.
   id = tostring(nowMs()) .. '-1'
-  redis.call('HSET', KEYS[3], 'n', '1', 'ms', id:sub(1, -3), 'fid', id, 'fd', ARGV[2], unpack(fields))
+  local args = { 'n', '1', 'ms', id:sub(1, -3), 'fid', id }
+  local data = ARGV[2]
+  if #data <= KEPT_PIECE_BYTES * KEPT_PIECES then
+    local pieces = 0
+    for at = 1, #data, KEPT_PIECE_BYTES do
+      pieces = pieces + 1
+      args[#args + 1] = 'fd' .. pieces
+      args[#args + 1] = string.sub(data, at, at + KEPT_PIECE_BYTES - 1)
+    end
+    args[#args + 1] = 'fc'
+    args[#args + 1] = tostring(pieces)
+  else
+    args[#args + 1] = 'fd'
+    args[#args + 1] = data
+  end
+  for _, value in ipairs(fields) do args[#args + 1] = value end
+  redis.call('HSET', KEYS[3], unpack(args))
   redis.call('PEXPIRE', KEYS[3], ARGV[4])
 elseif #fields > 0 then
   redis.call('HSET', KEYS[3], unpack(fields))

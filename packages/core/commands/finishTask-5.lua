@@ -13,6 +13,7 @@
     ARGV[2] 'completed' or 'failed'
     ARGV[3] outcome JSON: {"result": ...} or {"error": {...}}
     ARGV[4] status message ('' for none)
+    ARGV[5] the finishing pod's name for the task's trail ('' or absent for none; see includes/trail)
 
   Output:
     { 0, snapshot }     finished
@@ -25,6 +26,7 @@
 --- @include "includes/now"
 --- @include "includes/snapshot"
 --- @include "includes/changeTask"
+--- @include "includes/trail"
 
 local target = taskTarget(1)
 local task = loadTask(target.key)
@@ -36,4 +38,5 @@ if ARGV[2] ~= 'completed' and ARGV[2] ~= 'failed' then return { ILLEGAL_TRANSITI
 redis.call('ZREM', KEYS[5], ARGV[1])
 local fields = { status = ARGV[2], outcome = ARGV[3] }
 if ARGV[4] ~= '' then fields.statusMessage = ARGV[4] end
+fields.fpod = trailPod(task, ARGV[5])
 return changeTask(target, ARGV[1], task, fields)

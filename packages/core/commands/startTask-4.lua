@@ -11,6 +11,7 @@
 
     ARGV[1] task id
     ARGV[2] attempt number (1-based)
+    ARGV[3] the starting pod's name for the task's trail ('' or absent for none; see includes/trail)
 
   Output:
     { 0, snapshot }     started
@@ -22,6 +23,7 @@
 --- @include "includes/now"
 --- @include "includes/snapshot"
 --- @include "includes/changeTask"
+--- @include "includes/trail"
 
 local target = taskTarget(1)
 local task = loadTask(target.key)
@@ -31,4 +33,6 @@ if isTerminal(task.status) then return { TERMINAL, task.status } end
 
 -- When the attempt started (Redis clock), for the queue-wait metric and the record.
 local now = nowMs()
-return changeTask(target, ARGV[1], task, { status = 'working', attempt = ARGV[2], startedAt = tostring(now) }, now)
+local fields = { status = 'working', attempt = ARGV[2], startedAt = tostring(now) }
+trailStart(fields, task, ARGV[3])
+return changeTask(target, ARGV[1], task, fields, now)

@@ -346,8 +346,21 @@ export class EventLog {
    * it has one.
    */
   async #keptEvent(streamId: string): Promise<{ entryId: string; data: string } | undefined> {
-    const [entryId, data] = await this.#redis.hmget(this.#keys.sseState(streamId), 'fid', 'fd');
-    return entryId == null || data == null ? undefined : { entryId, data };
+    // Buffers: a piece may end inside a UTF-8 sequence that the next one completes.
+    const fields = await this.#redis.hgetallBuffer(this.#keys.sseState(streamId));
+    const entryId = fields.fid?.toString();
+    if (entryId === undefined) return undefined;
+    // One field: data too long for pieces, or a state an earlier version wrote.
+    if (fields.fd !== undefined) return { entryId, data: fields.fd.toString() };
+    const count = Number(fields.fc?.toString());
+    if (!Number.isSafeInteger(count)) return undefined;
+    const pieces: Buffer[] = [];
+    for (let i = 1; i <= count; i++) {
+      const piece = fields[`fd${i}`];
+      if (piece === undefined) return undefined;
+      pieces.push(piece);
+    }
+    return { entryId, data: Buffer.concat(pieces).toString() };
   }
 
   #streamKeys(streamId: string): [string, string, string] {

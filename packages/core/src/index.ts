@@ -163,7 +163,7 @@ export {
   type TransitionResult,
   taskRefOf,
 } from './task-store.js';
-export { observeAll, podName, TaskTrail, type TrailEntry, trailObserver } from './task-trail.js';
+export { observeAll, podName, TaskTrail, type TrailEntry } from './task-trail.js';
 export {
   type Attributes,
   bullmqTelemetryOption,

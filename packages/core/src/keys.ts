@@ -124,7 +124,7 @@ export class Keys {
     return `${this.prefix}:{*}:task:*`;
   }
 
-  /** Stream of what happened to one task and on which pod (created, started, finished): the console's timeline. */
+  /** Stream of the trail of a task written by earlier versions (now fields of the task hash, see TaskTrail). */
   taskTrail(taskId: string): string {
     return `${this.#slot(taskId)}:trail:${taskId}`;
   }

@@ -203,7 +203,10 @@ export class Scripts {
   }
 
   /** KEYS: task, owner's tasks, owner's active. ARGV: id, ttl, pollInterval, owner, limit, extra fields, listed. */
-  async createTask(keys: [string, string, string], args: [string, number, Arg, string, number, string, '1' | '0']) {
+  async createTask(
+    keys: [string, string, string],
+    args: [string, number, Arg, string, number, string, '1' | '0', string],
+  ) {
     return decodeCreateTask(await this.#run('createTask', keys, args));
   }
 

@@ -27,6 +27,8 @@ export interface TaskStoreOptions {
   readonly limits?: Partial<TaskLimits>;
   /** Told about every creation, first start and terminal transition this store makes (metrics). */
   readonly observer?: TaskObserver;
+  /** Pod name the create, start, finish and cancel scripts write on a tool call's trail (TaskTrail); absent: none. */
+  readonly pod?: string;
 }
 
 /**
@@ -141,9 +143,11 @@ export class TaskStore {
   readonly #observer: TaskObserver;
   readonly #sessionKeys: TaskSessionKeys;
   readonly #batch: TurnBatch;
+  readonly #pod: string;
 
   constructor(options: TaskStoreOptions) {
     this.#observer = options.observer ?? {};
+    this.#pod = (options.pod ?? '').replace(/\s+/g, '-');
     this.#redis = options.redis;
     this.keys = options.keys ?? new Keys();
     this.limits = resolveTaskLimits(options.limits);
@@ -185,6 +189,7 @@ export class TaskStore {
         this.limits.maxActivePerOwner,
         JSON.stringify(extra),
         kind === 'task' ? '1' : '0',
+        this.#pod,
       ],
     );
     if (reply.kind === 'limit') throw taskLimitExceeded(this.limits.maxActivePerOwner);
@@ -395,7 +400,9 @@ export class TaskStore {
       const keys = [this.keys.task(taskId), this.keys.taskChannel(taskId), ...session];
       // Finishing and cancelling also take the task off its owner's active set.
       if (name === 'finishTask' || name === 'cancelTask') keys.push(this.keys.ownerActive(ref.ownerId));
-      return this.#scripts.transition(name, keys, [taskId, ...args]);
+      // Those a trail records take the pod's name last (includes/trail.lua).
+      const pod = name === 'startTask' || name === 'finishTask' || name === 'cancelTask' ? [this.#pod] : [];
+      return this.#scripts.transition(name, keys, [taskId, ...args, ...pod]);
     });
     const ended = reply.kind === 'changed' && (name === 'finishTask' || name === 'cancelTask');
     if (ended || reply.kind === 'terminal' || reply.kind === 'not_found') this.#sessionKeys.forget(taskId);

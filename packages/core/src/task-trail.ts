@@ -1,7 +1,6 @@
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
 import { Keys } from './keys.js';
-import type { TaskRecord } from './task-record.js';
 import type { TaskObserver } from './task-store.js';
 
 /** One line of a task's trail: what happened, when (Redis clock) and on which pod. */
@@ -18,13 +17,14 @@ export function podName(): string {
   return process.env.HOSTNAME ?? hostname();
 }
 
-/** Entries a trail keeps (older ones are trimmed): a task has a few, retried ones a few per attempt. */
-const MAX_ENTRIES = 200;
+/** The task hash fields a trail is read from (written by the transition scripts, see includes/trail.lua). */
+const FIELDS = ['createdAt', 'cpod', 'startedAt', 'attempt', 'spod', 'starts', 'lastUpdatedAt', 'status', 'fpod'];
 
 /**
- * Each task's trail, a small Redis stream in the task's slot: which pod created, started and finished it.
- * Written after the transition it records, without waiting (it is for operators, never for the protocol), and
- * expiring with the task.
+ * Each tool call's trail: which pod created, started and finished it. The scripts of those transitions write
+ * it into the task's own hash (`TaskStoreOptions.pod`: a pod name per field, the times are the record's own),
+ * so it costs no command and no key of its own and expires with the task. Tasks written by earlier versions
+ * kept it in a stream of their own (`Keys.taskTrail`), which is read too until it expires.
  */
 export class TaskTrail {
   readonly #redis: Redis;
@@ -35,19 +35,14 @@ export class TaskTrail {
     this.#keys = keys;
   }
 
-  /** Appends an entry (one round trip: XADD and PEXPIREAT of one key); failures are dropped. */
-  record(task: Pick<TaskRecord, 'taskId' | 'createdAt' | 'ttl'>, fields: Record<string, string | number>): void {
-    const key = this.#keys.taskTrail(task.taskId);
-    const pipeline = this.#redis.pipeline();
-    pipeline.xadd(key, 'MAXLEN', '~', MAX_ENTRIES, '*', ...Object.entries(fields).flat());
-    pipeline.pexpireat(key, task.createdAt + task.ttl);
-    pipeline.exec().catch(() => {});
-  }
-
   /** Every entry of a task's trail, oldest first. */
   async read(taskId: string): Promise<TrailEntry[]> {
-    const entries = await this.#redis.xrange(this.#keys.taskTrail(taskId), '-', '+');
-    return entries.map(([id, flat]) => {
+    const [values, streamed] = await Promise.all([
+      this.#redis.hmget(this.#keys.task(taskId), ...FIELDS),
+      this.#redis.xrange(this.#keys.taskTrail(taskId), '-', '+'),
+    ]);
+    const [createdAt, cpod, startedAt, attempt, spod, starts, lastUpdatedAt, status, fpod] = values;
+    const entries: TrailEntry[] = streamed.map(([id, flat]) => {
       const fields: Record<string, string> = {};
       for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i] as string] = flat[i + 1] as string;
       return {
@@ -58,25 +53,19 @@ export class TaskTrail {
         ...(fields.attempt !== undefined && { attempt: Number(fields.attempt) }),
       };
     });
+    if (cpod != null) entries.push({ at: Number(createdAt), event: 'created', pod: cpod });
+    for (const line of starts?.split('\n') ?? []) {
+      const [n = '', at = '', ...pod] = line.split(' ');
+      entries.push({ at: Number(at), event: 'started', pod: pod.join(' '), attempt: Number(n) });
+    }
+    if (spod != null) {
+      entries.push({ at: Number(startedAt), event: 'started', pod: spod, attempt: Number(attempt ?? 1) });
+    }
+    if (fpod != null) {
+      entries.push({ at: Number(lastUpdatedAt), event: 'finished', pod: fpod, ...(status != null && { status }) });
+    }
+    return entries.sort((a, b) => a.at - b.at);
   }
-}
-
-/**
- * A task observer that writes the trail of every creation, start and finish this process makes, for tool calls
- * (reads of resources and prompts, records without a tool, get none: they are many and short).
- */
-export function trailObserver(trail: TaskTrail, pod: string = podName()): TaskObserver {
-  return {
-    created: (task) => {
-      if (task.tool !== undefined) trail.record(task, { e: 'created', pod });
-    },
-    started: (task, attempt) => {
-      if (task.tool !== undefined) trail.record(task, { e: 'started', pod, attempt });
-    },
-    finished: (task) => {
-      if (task.tool !== undefined) trail.record(task, { e: 'finished', pod, status: task.status });
-    },
-  };
 }
 
 /** One observer that tells each of `observers` in turn. */

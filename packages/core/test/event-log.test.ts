@@ -55,6 +55,27 @@ describe('SSE event logs, task delivery and session feeds', () => {
     expect((await log.readAfter(busy, '0-0')).map((event) => event.data)).toEqual(['{"p":1}', '{"r":2}']);
   });
 
+  it('keeps the one event of a quiet stream in its state as a listpack, whole bytes for any length', async () => {
+    const { conn, keys, log } = setup();
+    const taskId = `${SESSION.slice(0, 4)}${'k'.repeat(24)}`;
+    // Multi-byte characters across the 64-byte pieces; one short; one too long for pieces.
+    const replies = [
+      JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'é€😀'.repeat(40) }] } }),
+      '{"r":1}',
+      JSON.stringify({ jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: 'x'.repeat(7000) }] } }),
+    ];
+    for (const [i, data] of replies.entries()) {
+      const streamId = EventLog.newStreamId(SESSION);
+      await log.create({ streamId, kind: 'result', session: 'digest', taskId, rpcId: i }, `conn-${i}`, 10_000);
+      const entryId = (await log.finish(streamId, `conn-${i}`, taskId, data, { done: '1' })) as string;
+      expect(await log.readAfter(streamId, '0-0')).toEqual([
+        { id: EventLog.eventId(streamId, entryId), entryId, data },
+      ]);
+      expect(await log.complete(streamId, '0-0')).toBe(true);
+      expect(await conn.object('ENCODING', keys.sseState(streamId))).toBe(i === 2 ? 'hashtable' : 'listpack');
+    }
+  });
+
   it('numbers events in order and lets only the connection that holds the stream append', async () => {
     const { log } = setup();
     const streamId = EventLog.newStreamId(SESSION);

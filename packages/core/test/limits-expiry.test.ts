@@ -159,6 +159,8 @@ describe('per-owner concurrency limit', () => {
     expect(await conn.zcard(store.keys.ownerActive(Keys.ownerId('alice')))).toBe(3);
     expect(await conn.zcard(store.keys.ownerTasks(Keys.ownerId('alice')))).toBe(tasks.length);
     expect(tasks).toHaveLength(7);
+    // No record either: alice's 7 tasks and bob's one are the only task hashes.
+    expect(await conn.keys(store.keys.taskPattern())).toHaveLength(tasks.length + 1);
   });
 
   it('[TTL-3] the limit holds under concurrent creates from several connections', async () => {

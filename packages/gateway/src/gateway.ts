@@ -15,7 +15,7 @@ import {
   Keys,
   ListCursorCodec,
   OfferingCatalog,
-  observeAll,
+  podName,
   ResourceSubscriptions,
   SessionFeed,
   SessionStore,
@@ -27,7 +27,6 @@ import {
   ToolCatalog,
   ToolQueues,
   taskMetrics,
-  trailObserver,
   WorkerRegistry,
   watchQueues,
   watchRedis,
@@ -109,8 +108,9 @@ export function createGateway(input: GatewayOptions): Gateway {
     keys,
     cursorSecret: options.cursorSecret,
     limits: options.limits,
+    observer: taskMetrics(registry),
     // The trail records which pod created (or cancelled) each task: the operator console's timeline.
-    observer: observeAll(taskMetrics(registry), trailObserver(new TaskTrail(redis, keys))),
+    pod: podName(),
   });
   const bus = new EventBus(redis, keys);
   const outbox = new TaskOutbox({ redis, keys });

@@ -12,18 +12,15 @@ import {
   Keys,
   type Logger,
   noopLogger,
-  observeAll,
   podName,
   type RedisConnectionOptions,
   TaskgateError,
   TaskOutbox,
   TaskStore,
-  TaskTrail,
   ToolCatalog,
   type ToolJobData,
   ToolQueues,
   taskMetrics,
-  trailObserver,
   WorkerRegistry,
   watchQueues,
   watchRedis,
@@ -153,8 +150,13 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
   const metrics = new WorkerMetrics(registry);
   const bus = new EventBus(redis, keys);
   // The trail records which pod started and finished each task (the operator console's timeline).
-  const observer = observeAll(taskMetrics(registry), trailObserver(new TaskTrail(redis, keys)));
-  const store = new TaskStore({ redis, keys, cursorSecret: randomBytes(32), observer });
+  const store = new TaskStore({
+    redis,
+    keys,
+    cursorSecret: randomBytes(32),
+    observer: taskMetrics(registry),
+    pod: podName(),
+  });
   const ownQueues = new ToolQueues({ connection: redis, keys });
   const unwatch = [
     watchRedis(registry, redis, 'commands'),

@@ -5,10 +5,10 @@ local SNAPSHOT_FIELDS = {
   'startedAt'
 }
 -- What a transition reads of a task, in one HMGET: the snapshot's fields, the owner, where its session's feed
--- and channel are, and its expiry.
+-- and channel are, its expiry, and its current attempt with the trail of its starts (see includes/trail).
 local LOAD_FIELDS = {
   'status', 'statusMessage', 'createdAt', 'lastUpdatedAt', 'ttl', 'pollInterval', 'version', 'kind', 'session', 'tool',
-  'startedAt', 'owner', 'feed', 'notify', 'expiresAt'
+  'startedAt', 'owner', 'feed', 'notify', 'expiresAt', 'attempt', 'spod', 'starts'
 }
 
 -- The task's LOAD_FIELDS as a table (absent fields left out), or nil when there is no such task.
