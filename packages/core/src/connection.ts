@@ -1,4 +1,5 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { batchWrites } from './write-batching.js';
 
 /**
  * What a connection is for. `command`: the process's commands connection (stores, scripts, BullMQ queues of
@@ -162,6 +163,8 @@ export function createRedisConnection(
   const policy =
     typeof from === 'string' ? undefined : isRedisConnection(from) ? waitPolicyOf(from) : from.waitReplicas;
   if (policy !== undefined) waitPolicies.set(redis, policy);
+  // The subscriber's commands are batched by the event bus already.
+  if (role !== 'subscriber') batchWrites(redis);
   // Connection errors are retried by ioredis; `onError` only reports them.
   if (onError !== undefined) redis.on('error', onError);
   return redis;

@@ -128,15 +128,32 @@ export function buildApp(services: GatewayServices, readiness: Readiness): Expre
     res.set('Allow', 'GET, POST, DELETE');
     sendHttpError(res, new HttpError(405, ErrorCode.InvalidRequest, 'Method Not Allowed: use POST, GET or DELETE'));
   };
-  app.use(
-    options.path,
+  const guards = [
     traceMcpRequest(options.path),
     drainGuard(readiness, options.drainRetryAfterMs),
     hostOriginGuard(options),
-  );
+  ];
+  const postMcp = mcp(post);
+  // The request every task makes twice, a POST to the MCP path spelt exactly, runs its guards and handler
+  // directly, as the routes below would: the router's walk over every route cost more than the guards.
+  app.use((req, res, next) => {
+    if (req.method !== 'POST' || req.path !== options.path) {
+      next();
+      return;
+    }
+    let index = 0;
+    const step = (error?: unknown): void => {
+      const guard = guards[index++];
+      if (error !== undefined) next(error);
+      else if (guard === undefined) void postMcp(req, res);
+      else guard(req, res, step);
+    };
+    step();
+  });
+  app.use(options.path, ...guards);
   // Express would answer HEAD with the GET handler: a HEAD would open (and hold the lease of) a session stream.
   app.head(options.path, methodNotAllowed);
-  app.post(options.path, mcp(post));
+  app.post(options.path, postMcp);
   app.get(options.path, mcp(get));
   app.delete(options.path, mcp(remove));
   app.all(options.path, methodNotAllowed);

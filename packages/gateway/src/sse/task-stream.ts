@@ -83,9 +83,15 @@ export async function runTaskStream(
       }
       return;
     }
+    // A terminal task's outcome does not change: it is read along with the final drain (one round trip).
+    const outcome =
+      target.kind === 'result' && waited.kind === 'terminal'
+        ? services.tasks.outcome(ctx.owner, target.taskId, true)
+        : undefined;
+    outcome?.catch(() => {});
     await carrier?.drain(waited.kind === 'terminal' && waited.announced === true);
     await (target.kind === 'result'
-      ? finishResult(ctx, stream, target, waited)
+      ? finishResult(ctx, stream, target, waited, outcome)
       : finishDirect(ctx, stream, target, waited));
   } catch (error) {
     if (isRedisUnavailable(error)) {
@@ -110,18 +116,22 @@ function streamLogger(ctx: SessionContext, stream: LoggedStream, target: TaskStr
   return ctx.logger.child({ taskId: target.taskId, stream: stream.streamId });
 }
 
-/** tasks/result: the exact stored outcome with the related-task `_meta` (RES-1, RES-3), or its error. */
+/**
+ * tasks/result: the exact stored outcome with the related-task `_meta` (RES-1, RES-3), or its error; `read` is
+ * the outcome's read when it was started already.
+ */
 async function finishResult(
   ctx: SessionContext,
   stream: LoggedStream,
   target: TaskStreamTarget,
   waited: Exclude<WatchOutcome, { kind: 'aborted' }>,
+  read?: ReturnType<SessionContext['services']['tasks']['outcome']>,
 ): Promise<void> {
   let message: Record<string, unknown>;
   try {
     if (waited.kind === 'gone') throw taskExpired();
     // Batched: the waiters a burst of finished tasks wakes together read their outcomes in one pipeline.
-    const { task, outcome } = await ctx.services.tasks.outcome(ctx.owner, target.taskId, true);
+    const { task, outcome } = await (read ?? ctx.services.tasks.outcome(ctx.owner, target.taskId, true));
     auditRetrieval(ctx.logger, task);
     message = resultMessage(target.rpcId, terminalOutcome(task, outcome));
   } catch (error) {
