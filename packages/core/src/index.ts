@@ -150,18 +150,18 @@ export {
   type TaskKind,
   type TaskOutcome,
   type TaskRecord,
+  type TaskRef,
   type TaskWire,
+  taskRefOf,
   toTask,
 } from './task-record.js';
 export {
   type CreateTaskInput,
   type TaskObserver,
   type TaskPage,
-  type TaskRef,
   TaskStore,
   type TaskStoreOptions,
   type TransitionResult,
-  taskRefOf,
 } from './task-store.js';
 export { observeAll, podName, TaskTrail, type TrailEntry } from './task-trail.js';
 export {

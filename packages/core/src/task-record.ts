@@ -83,3 +83,67 @@ export function toTask(record: TaskRecord): Task {
     ...(record.statusMessage !== undefined && { statusMessage: record.statusMessage }),
   };
 }
+
+/** Addresses a task from a worker or the broker itself: the id and the owner digest (both from job data). */
+export interface TaskRef {
+  readonly taskId: string;
+  readonly ownerId: string;
+  /**
+   * Digest of the session that created the task (`null`: it has none), when the caller knows it (job data
+   * carry it): its transitions then need not read it from the record to find the session's feed and channel.
+   */
+  readonly session?: string | null;
+}
+
+/** The task a job runs, from its job data. */
+export function taskRefOf(data: {
+  readonly taskId: string;
+  readonly ownerId: string;
+  readonly session?: string | null;
+}): TaskRef {
+  return { taskId: data.taskId, ownerId: data.ownerId, ...(data.session !== undefined && { session: data.session }) };
+}
+
+export const RECORD_FIELDS = [
+  'status',
+  'statusMessage',
+  'createdAt',
+  'lastUpdatedAt',
+  'ttl',
+  'pollInterval',
+  'version',
+  'kind',
+  'session',
+  'tool',
+  'owner',
+  'progressToken',
+  'attempt',
+  'startedAt',
+  'wire',
+] as const;
+
+/** RECORD_FIELDS and the stored outcome, read together by tasks/result. */
+export const RECORD_AND_OUTCOME: readonly string[] = [...RECORD_FIELDS, 'outcome'];
+
+/** A record from an HMGET of RECORD_FIELDS, or undefined when the hash does not exist. */
+export function recordFromValues(
+  taskId: string,
+  values: readonly (string | null)[] | undefined,
+): StoredTask | undefined {
+  if (values?.[0] == null) return undefined;
+  const fields: Record<string, string> = {};
+  RECORD_FIELDS.forEach((name, i) => {
+    const value = values[i];
+    if (value != null) fields[name] = value;
+  });
+  return recordFromFields(taskId, fields);
+}
+
+/** A short diagnostic for a failed task (ERR-4): the error's message, or the first text of an error result. */
+export function diagnosticMessage(outcome: TaskOutcome): string {
+  if ('error' in outcome) return outcome.error.message;
+  const content = outcome.result.content;
+  const first = Array.isArray(content) ? (content[0] as { type?: unknown; text?: unknown } | undefined) : undefined;
+  const text = first?.type === 'text' && typeof first.text === 'string' ? first.text : 'The tool reported an error';
+  return text.length > 500 ? `${text.slice(0, 497)}...` : text;
+}

@@ -7,11 +7,16 @@ import { ListCursorCodec } from './list-cursor.js';
 import { Scripts } from './script-replies.js';
 import { grantTtl, resolveTaskLimits, type TaskLimits } from './task-limits.js';
 import {
+  diagnosticMessage,
+  RECORD_AND_OUTCOME,
+  RECORD_FIELDS,
   recordFromFields,
+  recordFromValues,
   type StoredTask,
   type TaskKind,
   type TaskOutcome,
   type TaskRecord,
+  type TaskRef,
   type TaskWire,
   toTask,
 } from './task-record.js';
@@ -56,26 +61,6 @@ export interface CreateTaskInput {
   readonly wire?: TaskWire;
 }
 
-/** Addresses a task from a worker or the broker itself: the id and the owner digest (both from job data). */
-export interface TaskRef {
-  readonly taskId: string;
-  readonly ownerId: string;
-  /**
-   * Digest of the session that created the task (`null`: it has none), when the caller knows it (job data
-   * carry it): its transitions then need not read it from the record to find the session's feed and channel.
-   */
-  readonly session?: string | null;
-}
-
-/** The task a job runs, from its job data. */
-export function taskRefOf(data: {
-  readonly taskId: string;
-  readonly ownerId: string;
-  readonly session?: string | null;
-}): TaskRef {
-  return { taskId: data.taskId, ownerId: data.ownerId, ...(data.session !== undefined && { session: data.session }) };
-}
-
 /** What a lifecycle transition did: the task after it, or why it was refused. */
 export type TransitionResult =
   | { readonly ok: true; readonly task: TaskRecord }
@@ -85,47 +70,6 @@ export type TransitionResult =
 export interface TaskPage {
   readonly tasks: Task[];
   readonly nextCursor?: string;
-}
-
-const RECORD_FIELDS = [
-  'status',
-  'statusMessage',
-  'createdAt',
-  'lastUpdatedAt',
-  'ttl',
-  'pollInterval',
-  'version',
-  'kind',
-  'session',
-  'tool',
-  'owner',
-  'progressToken',
-  'attempt',
-  'startedAt',
-  'wire',
-] as const;
-
-/** RECORD_FIELDS and the stored outcome, read together by tasks/result. */
-const RECORD_AND_OUTCOME: readonly string[] = [...RECORD_FIELDS, 'outcome'];
-
-/** A record from an HMGET of RECORD_FIELDS, or undefined when the hash does not exist. */
-function recordFromValues(taskId: string, values: readonly (string | null)[] | undefined): StoredTask | undefined {
-  if (values?.[0] == null) return undefined;
-  const fields: Record<string, string> = {};
-  RECORD_FIELDS.forEach((name, i) => {
-    const value = values[i];
-    if (value != null) fields[name] = value;
-  });
-  return recordFromFields(taskId, fields);
-}
-
-/** A short diagnostic for a failed task (ERR-4): the error's message, or the first text of an error result. */
-function diagnosticMessage(outcome: TaskOutcome): string {
-  if ('error' in outcome) return outcome.error.message;
-  const content = outcome.result.content;
-  const first = Array.isArray(content) ? (content[0] as { type?: unknown; text?: unknown } | undefined) : undefined;
-  const text = first?.type === 'text' && typeof first.text === 'string' ? first.text : 'The tool reported an error';
-  return text.length > 500 ? `${text.slice(0, 497)}...` : text;
 }
 
 /**
