@@ -194,7 +194,7 @@ export const SETTINGS = [
     schema: rateLimit,
     default: '1200/60',
     description:
-      '`tasks/get`, `tasks/list`, `tasks/result`, `resources/read`, `prompts/get` and `completion/complete` requests per principal: `<points>/<seconds>` or `off`.',
+      '`tasks/get`, `tasks/list`, `tasks/result`, `resources/read`, `prompts/get`, `completion/complete` and `subscriptions/listen` requests per principal: `<points>/<seconds>` or `off`.',
   },
   {
     env: 'TASKGATE_RATE_LIMIT_CANCEL',
@@ -202,7 +202,7 @@ export const SETTINGS = [
     scope: 'gateway',
     schema: rateLimit,
     default: '120/60',
-    description: '`tasks/cancel` requests per principal: `<points>/<seconds>` or `off`.',
+    description: '`tasks/cancel` and `tasks/update` requests per principal: `<points>/<seconds>` or `off`.',
   },
   {
     env: 'TASKGATE_MAX_BODY_BYTES',

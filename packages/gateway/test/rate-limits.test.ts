@@ -1,6 +1,7 @@
 import { rawCall, rawInitialize, scrape, useRedis } from '@taskgate/test-harness';
 import { describe, expect, it } from 'vitest';
 import { useStacks } from './support/stack.js';
+import { stateless, TASKS } from './support/stateless.js';
 
 const TOKENS = { 'alice-token-0123456789': 'alice', 'bob-token-0123456789': 'bob' };
 const ALICE = { Authorization: 'Bearer alice-token-0123456789' };
@@ -80,6 +81,34 @@ describe('rate limits and task limits', () => {
     const keys = await a.redis.keys(`${a.keys.prefix}:rl:*`);
     expect(keys.map((key) => key.split(':')[2]).sort()).toEqual(['create', 'read', 'read']);
     for (const key of keys) expect(key).not.toMatch(/alice|bob/);
+  });
+
+  it('[SEC-3] gives the methods of revision 2026-07-28 their classes: tasks/update cancel, subscriptions/listen read, server/discover none', async () => {
+    const gateway = {
+      auth: { mode: 'tokens', tokens: TOKENS },
+      rateLimits: { read: { points: 1, durationSec: 60 }, cancel: { points: 1, durationSec: 60 } },
+    } as const;
+    const a = await start({ gateway, tools: false });
+    const b = await start({ gateway, tools: false });
+    const options = { token: 'alice-token-0123456789', capabilities: { extensions: { [TASKS]: {} } } };
+    const taskId = 'no-such-task';
+    const update = { taskId, inputResponses: {} };
+    // The first update spends alice's cancel budget (and fails on its own: no such task); the next is refused.
+    expect((await stateless(a.url, 'tasks/update', update, options)).body.error?.code).not.toBe(-32029);
+    const refused = await stateless(b.url, 'tasks/update', update, options);
+    expect(refused.body.error).toMatchObject({ code: -32029, data: { operation: 'cancel', limit: 1 } });
+    // One read (tasks/get) spends the read budget: subscriptions/listen is then refused on either pod.
+    expect((await stateless(a.url, 'tasks/get', { taskId }, options)).body.error?.code).not.toBe(-32029);
+    const listen = await stateless(b.url, 'subscriptions/listen', { notifications: { tasks: {} } }, options);
+    expect(listen.body.error).toMatchObject({ code: -32029, data: { operation: 'read' } });
+    for (let i = 0; i < 3; i++) {
+      expect((await stateless(a.url, 'server/discover', {}, options)).body.result).toMatchObject({
+        resultType: 'complete',
+      });
+    }
+    const metrics = await metricsOf(b.url);
+    expect(metrics.value('taskgate_rate_limit_rejections_total', { operation: 'cancel' })).toBe(1);
+    expect(metrics.value('taskgate_rate_limit_rejections_total', { operation: 'read' })).toBe(1);
   });
 
   it('[TTL-3] shows the per-owner concurrency limit and max ttl in metrics, and counts refusals at the limit', async () => {

@@ -10,6 +10,10 @@ const OPERATIONS: Readonly<Record<string, OperationClass>> = {
   'tasks/list': 'read',
   'tasks/result': 'read',
   'tasks/cancel': 'cancel',
+  // Revision 2026-07-28: answering input changes a task, like cancelling it; opening a notification stream reads
+  // task state (and is also capped by the open-stream limit). `server/discover` has none, like `initialize`.
+  'tasks/update': 'cancel',
+  'subscriptions/listen': 'read',
   // Reads served by workers: each runs a short job, and clients ask for them often (completion per keystroke).
   'resources/read': 'read',
   'prompts/get': 'read',
@@ -19,7 +23,9 @@ const OPERATIONS: Readonly<Record<string, OperationClass>> = {
 /**
  * The operation class of a JSON-RPC method, or undefined for methods without a limit (initialize, ping,
  * tools/list, ...). Every `tools/call` is a `create`: plain calls run through a (hidden) task record too.
- * The reads workers serve (`resources/read`, `prompts/get`, `completion/complete`) count as `read`.
+ * The reads workers serve (`resources/read`, `prompts/get`, `completion/complete`) count as `read`. On
+ * revision 2026-07-28 `tasks/update` counts as `cancel` (a write to an existing task), `subscriptions/listen` as
+ * `read`, and `server/discover` has no limit.
  */
 export function operationOf(method: string): OperationClass | undefined {
   return Object.hasOwn(OPERATIONS, method) ? OPERATIONS[method] : undefined;
