@@ -34,7 +34,9 @@ beforeAll(async () => {
       'gateway.settings.host': '127.0.0.1',
       'gateway.settings.pageSize': '2',
       'worker.settings.metricsHost': '127.0.0.1',
-      'worker.settings.tools': '@taskgate/conformance-fixture\\,@taskgate/examples',
+      'secrets.requestStateSecret': 'chart-processes-request-state-secret-0123',
+      // The conformance fixture alone: the 2026-07-28 suite calls the first listed tool without a task.
+      'worker.settings.tools': '@taskgate/conformance-fixture',
     },
   });
   gateway = podSpec(objects, 'pods-taskgate-gateway');
@@ -109,10 +111,10 @@ describe('the chart as processes: 2 gateways and 2 workers behind HAProxy', () =
   it('creates a task on one pod and gets its result on the other (tasks/result through round robin)', async () => {
     const client = await connect();
     const before = await sessions();
-    const taskId = await createTask(client, 'sleep', { ms: 300 });
+    const taskId = await createTask(client, 'slow_compute', { seconds: 0.3 });
     const result = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
     expect(result).toEqual({
-      content: [{ type: 'text', text: 'slept 300 ms' }],
+      content: [{ type: 'text', text: 'Computed after 0.3 second(s).' }],
       _meta: { [RELATED_TASK_META_KEY]: { taskId } },
     });
     const after = await sessions();
@@ -121,7 +123,7 @@ describe('the chart as processes: 2 gateways and 2 workers behind HAProxy', () =
 
   it('cancels a running task from whichever pod gets the request', async () => {
     const client = await connect();
-    const taskId = await createTask(client, 'sleep', { ms: 30_000 });
+    const taskId = await createTask(client, 'slow_compute', { seconds: 30 });
     const cancelled = await client.experimental.tasks.cancelTask(taskId);
     expect(cancelled).toMatchObject({ taskId, status: 'cancelled' });
     expect((await client.experimental.tasks.getTask(taskId)).status).toBe('cancelled');
@@ -131,19 +133,23 @@ describe('the chart as processes: 2 gateways and 2 workers behind HAProxy', () =
   it('lists every task of the session across pages, cursors redeemed on either pod', async () => {
     const client = await connect();
     const ids = new Set<string>();
-    for (let i = 0; i < 5; i++) ids.add(await createTask(client, 'sleep', { ms: 0 }));
+    for (let i = 0; i < 5; i++) ids.add(await createTask(client, 'slow_compute', { seconds: 0 }));
     const pages = await taskPages(client);
     for (const page of pages) expect(page.length).toBeLessThanOrEqual(2);
     expect(pages.length).toBe(3);
     expect(pages.flat().sort()).toEqual([...ids].sort());
   });
 
-  it('passes the MCP conformance suite through HAProxy (expected failures: test/conformance/expected-failures.yml)', async () => {
+  it('passes the MCP conformance suites through HAProxy: 0.1.16, and 0.2.0-alpha.12 on 2026-07-28 with the tasks extension (expected failures: test/conformance/expected-failures*.yml)', async () => {
     const args = ['--conditions=taskgate-source', '--import', 'tsx', 'test/conformance/run.ts'];
-    const child = spawn(process.execPath, [...args, '--leg', '0.1.16', '--url', `${haproxy?.origin}/mcp`], {
-      cwd: repoRoot,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [...args, '--leg', '0.1.16', '--leg', '2026-07-28', '--leg', 'tasks', '--url', `${haproxy?.origin}/mcp`],
+      {
+        cwd: repoRoot,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let output = '';
     child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
@@ -156,7 +162,7 @@ describe('the chart as processes: 2 gateways and 2 workers behind HAProxy', () =
     console.log(
       output
         .split('\n')
-        .filter((line) => /^(✓|✗|Total)/.test(line))
+        .filter((line) => /^(✓|✗|Total|Passed:|conformance: leg .* exited)/.test(line))
         .join('\n'),
     );
   }, 600_000);
