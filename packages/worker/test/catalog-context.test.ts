@@ -2,17 +2,11 @@ import { Keys, TaskOutbox, ToolCatalog } from '@taskgate/core';
 import { startRedis, useRedis } from '@taskgate/test-harness';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { createWorker, defineTool, toCatalogEntry } from '../src/index.js';
 import { recordTaskChannels } from './support/channel-recorder.js';
 import { until } from './support/gateway.js';
 import { useWorkers } from './support/in-process.js';
-
-const simple = {
-  description: 'Says which tool ran',
-  inputSchema: z.object({}),
-  taskSupport: 'optional' as const,
-};
+import { simple } from './support/simple-tool.js';
 
 describe('catalog and context', () => {
   const redis = useRedis();
