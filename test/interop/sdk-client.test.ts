@@ -36,6 +36,8 @@ beforeAll(async () => {
       TASKGATE_POLL_INTERVAL_MS: '100',
       TASKGATE_PAGE_SIZE: '2',
       TASKGATE_SSE_RETRY_MS: '100',
+      // A port of its own for the worker's metrics (the default, 9464, may be another test's).
+      TASKGATE_METRICS_PORT: '0',
     },
     async (env) => {
       const worker = forkNode(

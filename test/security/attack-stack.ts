@@ -173,7 +173,7 @@ export async function startAttackStack(): Promise<AttackStack> {
       gateway({ TASKGATE_AUTH: 'tokens', TASKGATE_TOKENS: `${staticToken}=tara` }),
       start(
         'worker',
-        { ...env, TASKGATE_TOOLS: `${root}test/security/fixtures/attack-tools.ts` },
+        { ...env, TASKGATE_METRICS_PORT: '0', TASKGATE_TOOLS: `${root}test/security/fixtures/attack-tools.ts` },
         /()"msg":"worker ready"/,
       ),
     ]);
