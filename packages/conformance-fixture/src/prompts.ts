@@ -1,4 +1,4 @@
-import { definePrompt } from '@taskgate/worker';
+import { ClientCapabilityError, definePrompt } from '@taskgate/worker';
 import { z } from 'zod';
 import { RED_PIXEL_PNG } from './media.js';
 
@@ -51,4 +51,35 @@ export const promptWithImage = definePrompt({
 });
 
 /** Every fixture prompt. */
-export const prompts = [simplePrompt, promptWithArguments, promptWithEmbeddedResource, promptWithImage];
+/**
+ * A prompt that asks the user for context first (key `user_context`): revision 2026-07-28 answers
+ * `input_required` and renders once the answer comes; a client that cannot answer gets it without context.
+ */
+export const inputRequiredPrompt = definePrompt({
+  name: 'test_input_required_result_prompt',
+  description: 'Asks the user for context (key user_context), then renders a prompt with it.',
+  async get(_args, ctx) {
+    try {
+      const answer = await ctx.elicit(
+        {
+          message: 'What context should the prompt use?',
+          requestedSchema: { type: 'object', properties: { context: { type: 'string' } }, required: ['context'] },
+        },
+        { key: 'user_context' },
+      );
+      const context = answer.action === 'accept' ? String(answer.content?.context ?? '') : '';
+      return `Prompt with context: '${context}'`;
+    } catch (error) {
+      if (error instanceof ClientCapabilityError) return 'Prompt without context (the client cannot be asked)';
+      throw error;
+    }
+  },
+});
+
+export const prompts = [
+  simplePrompt,
+  promptWithArguments,
+  promptWithEmbeddedResource,
+  promptWithImage,
+  inputRequiredPrompt,
+];

@@ -97,7 +97,13 @@ export {
   WaitingError,
 } from './queue-workers.js';
 export { RateLimiter, type RateLimiterOptions, type RateLimitVerdict } from './rate-limiter.js';
-export { isReadJob, type ReadJobData, type ReadRequest } from './read-jobs.js';
+export {
+  isReadInputRequired,
+  isReadJob,
+  type ReadInputRequired,
+  type ReadJobData,
+  type ReadRequest,
+} from './read-jobs.js';
 export { closeRedis } from './redis-close.js';
 export {
   checkRedisRequirements,

@@ -40,6 +40,22 @@ export interface ReadJobData {
   readonly client?: { readonly capabilities: Record<string, unknown>; readonly info?: Record<string, unknown> };
   /** The trace context of the enqueueing span (see `ToolJobData.trace`). */
   readonly trace?: TraceCarrier;
+  /**
+   * Present when the request came on a wire with input rounds (2026-07-28): the answers the client gave so
+   * far, by input request key. A read that asks for more answers `input_required` (see `ReadInputRequired`).
+   */
+  readonly input?: { readonly answers: Readonly<Record<string, unknown>> };
+}
+
+/** The result of a read that needs answers first: its input requests by key (the 2026-07-28 shape). */
+export interface ReadInputRequired {
+  readonly resultType: 'input_required';
+  readonly inputRequests: Readonly<Record<string, { readonly method: string; readonly params: unknown }>>;
+}
+
+/** True for the stored result of a read that asked for input instead of answering. */
+export function isReadInputRequired(result: Record<string, unknown>): result is ReadInputRequired & typeof result {
+  return result.resultType === 'input_required' && typeof result.inputRequests === 'object';
 }
 
 /** True for the job data of a read (as opposed to a tool call). */

@@ -4,7 +4,7 @@ import { defineTool } from '@taskgate/worker';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { useStacks } from './support/stack.js';
-import { stateless, TASKS } from './support/stateless.js';
+import { stateless, TASKS, untilStatus } from './support/stateless.js';
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -227,8 +227,11 @@ describe('revision 2026-07-28: streams, rounds into tasks, headers', () => {
     const listen = await openListen(url, { taskIds: [taskId, 'AAAAunknown'] }, capabilities);
     const [ack] = await listen.until(1);
     expect(ack?.params).toMatchObject({ notifications: { taskIds: [taskId] } });
-    const events = await listen.until(2);
-    expect(events[1]).toMatchObject({
+    // First the task as it is when the stream opens, then its change.
+    const events = await listen.until(3);
+    expect(events[1]).toMatchObject({ method: 'notifications/tasks', params: { taskId, status: 'working' } });
+    expect(events[1]?.params).not.toHaveProperty('result');
+    expect(events[2]).toMatchObject({
       method: 'notifications/tasks',
       params: {
         taskId,
@@ -237,6 +240,26 @@ describe('revision 2026-07-28: streams, rounds into tasks, headers', () => {
         result: { content: [{ text: 'slept 1000 ms' }] },
         _meta: { 'io.modelcontextprotocol/subscriptionId': 'listen-1' },
       },
+    });
+    listen.close();
+  });
+
+  it('tells a listener that subscribes after the task finished its outcome at once', async () => {
+    const { url } = await start({ tools: TEST_TOOLS });
+    const capabilities = { extensions: { [TASKS]: {} } };
+    const created = await stateless(url, 'tools/call', { name: 'sleep', arguments: { ms: 0 } }, { capabilities });
+    const taskId = String(created.body.result?.taskId);
+    await untilStatus(url, taskId, ['completed'], { capabilities });
+    const listen = await openListen(url, { taskIds: [taskId] }, capabilities);
+    const events = await listen.until(2);
+    expect(events.map((event) => event.method)).toEqual([
+      'notifications/subscriptions/acknowledged',
+      'notifications/tasks',
+    ]);
+    expect(events[1]?.params).toMatchObject({
+      taskId,
+      status: 'completed',
+      result: { content: [{ text: 'slept 0 ms' }] },
     });
     listen.close();
   });

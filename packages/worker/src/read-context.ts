@@ -1,9 +1,10 @@
 import type { Logger } from '@taskgate/core';
-import type { ToolClient } from './tool-context.js';
+import type { ElicitRequestParams, ElicitResult } from '@taskgate/protocol';
+import type { InputOptions, ToolClient } from './tool-context.js';
 
 /**
  * What a resource read, prompt or completion handler gets besides its inputs. Reads are quick answers to
- * one request: no progress, no questions for the user.
+ * one request: no progress; questions for the user only in the rounds of revision 2026-07-28 (`elicit`).
  */
 export interface ReadContext {
   /** Aborted when the gateway stops waiting (its read timeout) or the worker shuts down. */
@@ -16,6 +17,16 @@ export interface ReadContext {
   readonly logger: Logger;
   /** Tells the sessions subscribed to `uri` that it changed (`notifications/resources/updated`). */
   resourceUpdated(uri: string): Promise<void>;
+  /**
+   * Asks the user through the client (2026-07-28 multi-round-trip input). A read keeps no state between
+   * rounds: the first execution that asks ends the read with `input_required` (the call rejects and the
+   * handler's result is not used); the client sends the request again with the answer, and the handler runs
+   * again from the start, this time getting the answer under the same key (`options.key`, by default the
+   * call's order: `elicit-1`, `elicit-2`, …). So a handler should do nothing it cannot repeat before its
+   * questions. Rejects with a `ClientCapabilityError` for a 2025-11-25 client (that revision has no input
+   * rounds for reads) or a client that did not declare elicitation: catch it to answer without the input.
+   */
+  elicit(params: ElicitRequestParams, options?: InputOptions): Promise<ElicitResult>;
 }
 
 /** The context of a resource read: the URI being read, too. */

@@ -18,6 +18,7 @@ import type { ResourceDefinition, ResourceTemplateDefinition } from './define-re
 import { TaskAbortedError } from './errors.js';
 import { isProtocolError } from './outcome.js';
 import type { ReadContext } from './read-context.js';
+import { ReadInput } from './read-input.js';
 import { completionResult, promptResult, readResourceResult } from './read-results.js';
 import type { TaskWatch } from './task-watch.js';
 import { clientOf } from './tool-context-impl.js';
@@ -123,19 +124,26 @@ async function read(deps: ReadRunnerDeps, job: Job<ReadJobData>): Promise<void> 
     const controller = new AbortController();
     const unwatch = await deps.watch.watch(data.taskId, (end) => controller.abort(new TaskAbortedError(end)));
     let outcome: TaskOutcome;
+    const client = clientOf(data);
+    const input = new ReadInput(data, client);
     try {
       const ctx: ReadContext = {
         signal: controller.signal,
-        client: clientOf(data),
+        client,
         principal: data.principal,
         logger,
         resourceUpdated: deps.announce,
+        elicit: (params, options) => input.elicit(params, options),
       };
-      outcome = { result: await serve(deps.offerings, data.read, ctx) };
+      const result = await serve(deps.offerings, data.read, ctx);
+      outcome = { result: { ...(input.required() ?? result) } };
     } catch (error) {
+      // A question without its answer ends the execution, whatever the handler made of the rejection.
+      const required = input.required();
       const code = isProtocolError(error) ? error.code : ErrorCode.InternalError;
-      outcome = { error: isProtocolError(error) ? error.toJSON() : { code, message: errorMessage(error) } };
-      logger.debug({ code, err: errorMessage(error) }, 'read failed');
+      if (required !== undefined) outcome = { result: { ...required } };
+      else outcome = { error: isProtocolError(error) ? error.toJSON() : { code, message: errorMessage(error) } };
+      if (required === undefined) logger.debug({ code, err: errorMessage(error) }, 'read failed');
     } finally {
       await unwatch().catch(() => {});
     }

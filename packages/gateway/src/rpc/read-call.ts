@@ -20,6 +20,7 @@ export async function runReadJob(ctx: RpcContext, queue: string, read: ReadReque
     session: record.session ?? null,
     read,
     ...(ctx.principal !== undefined && { principal: ctx.principal }),
+    ...(ctx.readInput !== undefined && { input: { answers: ctx.readInput.answers } }),
     client: {
       capabilities: ctx.session.clientCapabilities,
       ...(ctx.session.clientInfo !== undefined && { info: ctx.session.clientInfo }),

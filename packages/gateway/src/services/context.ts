@@ -87,6 +87,8 @@ export interface TaskReadAhead {
 export interface RpcContext extends SessionContext {
   readonly request: JsonRpcRequest;
   readonly readAhead?: TaskReadAhead;
+  /** On a wire with input rounds (2026-07-28), a read's answers so far: its worker may ask for more. */
+  readonly readInput?: { readonly answers: Readonly<Record<string, unknown>> };
 }
 
 /** What a handler answers: a result sent as JSON, or a resumable SSE stream that ends with the response. */

@@ -6,6 +6,7 @@ import { toolsList } from '../rpc/tools-list.js';
 import type { Reply, RpcContext } from '../services/context.js';
 import type { StatelessContext } from './context.js';
 import { discover } from './discover.js';
+import { READ_METHODS, readAnswer, readRound } from './read-rounds.js';
 import { statelessTasksCancel, statelessTasksGet, statelessTasksUpdate } from './tasks-methods.js';
 import { statelessToolsCall } from './tools-call.js';
 
@@ -57,14 +58,23 @@ export async function dispatchStateless(
   if (own !== undefined) return own(ctx, params, signal);
   const shared = SHARED[method];
   if (shared === undefined) throw new Error(`no handler for ${method}`);
-  const reply = await shared.handler(ctx, parseClientRequestParams(method, params) as never).catch((error: unknown) => {
-    // SEP-2164: an unknown resource is -32602 on this revision (-32002 on 2025-11-25).
-    if (error instanceof ProtocolError && error.code === ErrorCode.ResourceNotFound) {
-      throw new ProtocolError(ErrorCode.InvalidParams, error.message, error.data);
-    }
-    throw error;
-  });
+  // A read may ask for input in rounds: it gets the answers so far, and may answer input_required.
+  const round = READ_METHODS.has(method) ? readRound(ctx, method, params) : undefined;
+  const scoped: RpcContext = round === undefined ? ctx : { ...ctx, readInput: { answers: round.answers } };
+  const asked =
+    round === undefined ? params : { ...round.params, ...(params._meta !== undefined && { _meta: params._meta }) };
+  const reply = await shared
+    .handler(scoped, parseClientRequestParams(method, asked) as never)
+    .catch((error: unknown) => {
+      // SEP-2164: an unknown resource is -32602 on this revision (-32002 on 2025-11-25).
+      if (error instanceof ProtocolError && error.code === ErrorCode.ResourceNotFound) {
+        throw new ProtocolError(ErrorCode.InvalidParams, error.message, error.data);
+      }
+      throw error;
+    });
   if (reply.kind !== 'result') throw new Error(`${method} answered as a stream`);
+  const asking = round === undefined ? undefined : readAnswer(ctx, round, reply.result);
+  if (asking !== undefined) return asking;
   return {
     ...reply.result,
     resultType: 'complete',

@@ -25,8 +25,9 @@ const strings = (value: unknown): string[] =>
  * then relays what the filter asked for and only that, each message tagged with the subscription's id (the
  * request's JSON-RPC id): list-changed news, `notifications/resources/updated` for `resourceSubscriptions`, and
  * with the tasks extension `notifications/tasks` (the task as `tasks/get` shows it) for `taskIds` the caller may
- * see. All of it reaches every gateway through Redis pub/sub, so the stream may be on any pod. It ends when the
- * client goes away or the gateway drains.
+ * see, first as each task is when the stream opens, then at every change. All of it reaches every gateway
+ * through Redis pub/sub, so the stream may be on any pod. It ends when the client goes away or the gateway
+ * drains.
  */
 export async function listen(ctx: StatelessContext, res: Response, id: RequestId, params: Record<string, unknown>) {
   const { services } = ctx;
@@ -45,15 +46,17 @@ export async function listen(ctx: StatelessContext, res: Response, id: RequestId
   const notify = (method: string, fields: Record<string, unknown> = {}): void => {
     stream.send({ jsonrpc: '2.0', method, params: { ...fields, _meta: meta } });
   };
+  // One read after the other, so a stream never shows a task's older state after a newer one.
+  let news = Promise.resolve();
   const taskNews = (taskId: string) => () => {
-    services.tasks.read(taskId).then(
-      async (task) => {
-        if (task === undefined) return;
+    news = news
+      .then(async () => {
+        const task = await services.tasks.read(taskId);
+        if (task === undefined || !stream.isOpen) return;
         const { resultType: _complete, ...view } = await detailedView(ctx, task);
         notify('notifications/tasks', view);
-      },
-      () => {},
-    );
+      })
+      .catch(() => {});
   };
   const unsubscribes = await Promise.all([
     ...honoured.map((filter) => services.bus.onCatalogChange(filter.kind, () => notify(filter.method))),
@@ -70,6 +73,8 @@ export async function listen(ctx: StatelessContext, res: Response, id: RequestId
     method: 'notifications/subscriptions/acknowledged',
     params: { _meta: meta, notifications: acknowledged },
   });
+  // Then each followed task as it is now: what changed before the stream opened is not lost to the client.
+  for (const task of tasks) taskNews(task.taskId)();
   if (stream.isOpen) await new Promise<void>((resolve) => stream.signal.addEventListener('abort', () => resolve()));
   await Promise.all(unsubscribes.map((unsubscribe) => unsubscribe().catch(() => {})));
 }

@@ -52,6 +52,8 @@ export async function statelessToolsCall(
       ctx.anonymous ? undefined : Keys.ownerId(ctx.owner),
       name,
     );
+    if (state.taskId === undefined)
+      throw ProtocolError.invalidParams('Invalid params: requestState belongs to another request');
     const task = await ctx.services.tasks.read(state.taskId);
     if (task === undefined) {
       throw ProtocolError.invalidParams('Invalid params: the request this state belongs to has expired');
