@@ -52,6 +52,7 @@ describe('conformance fixture', () => {
       'test_prompt_with_arguments',
       'test_prompt_with_embedded_resource',
       'test_prompt_with_image',
+      'test_input_required_result_prompt',
     ]);
   });
 
