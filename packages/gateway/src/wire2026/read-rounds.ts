@@ -63,8 +63,8 @@ export function readRound(ctx: StatelessContext, method: string, params: Record<
 }
 
 /**
- * The answer of a read round: the handler's result, or, when it asked for input, `input_required` with its
- * requests and a signed `requestState` carrying the answers so far (the handler runs again with them).
+ * When the read asked for input: `input_required` with its requests and a signed `requestState` carrying the
+ * answers so far (the handler runs again with them on the next round). Undefined when the read answered.
  */
 export function readAnswer(
   ctx: StatelessContext,
