@@ -19,7 +19,9 @@
  * folder is its own npm project, not a workspace).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type ForkedProcess, forkNode, startRedis, startRoundRobinProxy } from '@taskgate/test-harness';
@@ -60,10 +62,39 @@ function ensureSuiteInstalled(): void {
   if (install.status !== 0) throw new Error('npm ci in test/conformance failed');
 }
 
-function runSuite(suite: string, args: readonly string[]): Promise<number> {
-  const all = [suite, 'server', ...args, ...(values.verbose === true ? ['--verbose'] : [])];
+/**
+ * The checks that did not pass in a suite's results directory (`-o`: a folder per scenario with its
+ * `checks.json`), one line each with its scenario, id and message: what a failed run prints, so a failure
+ * in CI says which check it was without `--verbose`.
+ */
+function failedChecks(dir: string): string[] {
+  const lines: string[] = [];
+  for (const scenario of readdirSync(dir)) {
+    const file = join(dir, scenario, 'checks.json');
+    if (!existsSync(file)) continue;
+    const checks = JSON.parse(readFileSync(file, 'utf8')) as { id: string; status: string; errorMessage?: string }[];
+    for (const check of checks) {
+      if (check.status !== 'FAILURE') continue;
+      const name = scenario.replace(/^server-/, '').replace(/-\d{4}-\d\d-\d\dT[\d-]+Z$/, '');
+      lines.push(`  ${name}: ${check.id}: ${check.errorMessage ?? '(no message)'}`);
+    }
+  }
+  return lines;
+}
+
+async function runSuite(suite: string, args: readonly string[]): Promise<number> {
+  const results = mkdtempSync(join(tmpdir(), 'taskgate-conformance-'));
+  const all = [suite, 'server', ...args, '-o', results, ...(values.verbose === true ? ['--verbose'] : [])];
   const child = spawn(node22, all, { cwd: here, stdio: 'inherit' });
-  return new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal === null ? 1 : 128))));
+  const code = await new Promise<number>((resolve) =>
+    child.once('exit', (exit, signal) => resolve(exit ?? (signal === null ? 1 : 128))),
+  );
+  if (code !== 0) {
+    const failed = failedChecks(results);
+    if (failed.length > 0) console.log(`conformance: the checks that failed:\n${failed.join('\n')}`);
+  }
+  rmSync(results, { recursive: true, force: true });
+  return code;
 }
 
 /** Every run of the chosen legs against `url`, one after the other; the worst exit code. */
