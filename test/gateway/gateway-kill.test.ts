@@ -6,7 +6,6 @@ import {
   forkNode,
   type Haproxy,
   waitFor as pollUntil,
-  postHeaders,
   type RedisServer,
   rawCall,
   rawInitialize,
@@ -71,7 +70,6 @@ afterAll(async () => {
 }, 30_000);
 
 const endpoint = (): string => `${haproxy.origin}/mcp`;
-const headers = (sessionId?: string, extra: Record<string, string> = {}) => postHeaders(sessionId, extra);
 
 async function rawRequest(sessionId: string, method: string, params: unknown) {
   const response = await rawCall(endpoint(), sessionId, method, params);
@@ -82,11 +80,7 @@ async function rawRequest(sessionId: string, method: string, params: unknown) {
 }
 
 async function openSse(sessionId: string, message?: unknown, lastEventId?: string): Promise<RawSse> {
-  const raw = await RawSse.open(endpoint(), {
-    method: message === undefined ? 'GET' : 'POST',
-    headers: headers(sessionId, lastEventId === undefined ? {} : { 'Last-Event-ID': lastEventId }),
-    ...(message !== undefined && { body: JSON.stringify(message) }),
-  });
+  const raw = await RawSse.session(endpoint(), sessionId, message, lastEventId);
   raws.push(raw);
   return raw;
 }

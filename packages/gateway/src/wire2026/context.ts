@@ -121,3 +121,20 @@ export async function answerInputs(ctx: StatelessContext, task: StoredTask, resp
   }
   return answered;
 }
+
+/** `params.inputResponses`: absent, or an object of answers (each an object); -32602 otherwise. */
+export function inputResponsesOf(params: Record<string, unknown>): Record<string, unknown> | undefined {
+  const responses = params.inputResponses;
+  if (responses === undefined) return undefined;
+  if (typeof responses !== 'object' || responses === null || Array.isArray(responses)) {
+    throw ProtocolError.invalidParams('Invalid params: params.inputResponses must be an object of answers by key');
+  }
+  for (const [key, value] of Object.entries(responses)) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw ProtocolError.invalidParams(
+        `Invalid params: params.inputResponses["${key.slice(0, 64)}"] must be an object`,
+      );
+    }
+  }
+  return responses as Record<string, unknown>;
+}

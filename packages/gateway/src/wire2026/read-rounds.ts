@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isReadInputRequired, Keys } from '@taskgate/core';
-import { ProtocolError } from '@taskgate/protocol';
-import { requestStates, type StatelessContext } from './context.js';
+import { inputResponsesOf, requestStates, type StatelessContext } from './context.js';
 
 /** The methods whose handlers run as reads on a worker and may ask for input in rounds. */
 export const READ_METHODS: ReadonlySet<string> = new Set(['prompts/get', 'resources/read', 'completion/complete']);
@@ -31,23 +30,6 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-/** `params.inputResponses` of a read: absent, or an object of answers (each an object); -32602 otherwise. */
-function responsesOf(params: Record<string, unknown>): Record<string, unknown> {
-  const responses = params.inputResponses;
-  if (responses === undefined) return {};
-  if (typeof responses !== 'object' || responses === null || Array.isArray(responses)) {
-    throw ProtocolError.invalidParams('Invalid params: params.inputResponses must be an object of answers by key');
-  }
-  for (const [key, value] of Object.entries(responses)) {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      throw ProtocolError.invalidParams(
-        `Invalid params: params.inputResponses["${key.slice(0, 64)}"] must be an object`,
-      );
-    }
-  }
-  return responses as Record<string, unknown>;
-}
-
 /**
  * The round a read request is: its own params, and the answers of its `requestState` (issued for the same
  * method, params and owner: -32602 otherwise) with those of its `inputResponses` on top.
@@ -55,7 +37,7 @@ function responsesOf(params: Record<string, unknown>): Record<string, unknown> {
 export function readRound(ctx: StatelessContext, method: string, params: Record<string, unknown>): ReadRound {
   const { inputResponses: _responses, requestState, _meta, ...own } = params;
   const subject = `${method} ${createHash('sha256').update(canonical(own)).digest('base64url').slice(0, 32)}`;
-  const responses = responsesOf(params);
+  const responses = inputResponsesOf(params) ?? {};
   if (requestState === undefined) return { params: own, answers: responses, subject };
   const owner = ctx.anonymous ? undefined : Keys.ownerId(ctx.owner);
   const state = requestStates(ctx).decode(requestState, owner, subject);

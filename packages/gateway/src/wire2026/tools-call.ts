@@ -9,7 +9,14 @@ import {
 } from '@taskgate/protocol';
 import { removeWaitingJob } from '../outcomes/cancel-call.js';
 import { enqueue } from '../rpc/enqueue.js';
-import { answerInputs, declaresTasks, pendingInputs, requestStates, type StatelessContext } from './context.js';
+import {
+  answerInputs,
+  declaresTasks,
+  inputResponsesOf,
+  pendingInputs,
+  requestStates,
+  type StatelessContext,
+} from './context.js';
 import { CallNotices } from './notices.js';
 import { checkParamHeaders } from './param-headers.js';
 import { createTaskResult, type InputRequestsView } from './task-view.js';
@@ -91,23 +98,6 @@ export async function statelessToolsCall(
   if (asTask && (failed !== undefined || entry.inputBeforeTask !== true)) return createTaskResult(failed ?? record);
   if (failed !== undefined) throw ProtocolError.internal('The call could not be queued for a worker; try again later.');
   return awaitCall(ctx, entry, record, signal, responses);
-}
-
-/** `params.inputResponses`: absent, or an object of answers (each an object); -32602 otherwise. */
-function inputResponsesOf(params: Record<string, unknown>): Record<string, unknown> | undefined {
-  const responses = params.inputResponses;
-  if (responses === undefined) return undefined;
-  if (typeof responses !== 'object' || responses === null || Array.isArray(responses)) {
-    throw ProtocolError.invalidParams('Invalid params: params.inputResponses must be an object of answers by key');
-  }
-  for (const [key, value] of Object.entries(responses)) {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      throw ProtocolError.invalidParams(
-        `Invalid params: params.inputResponses["${key.slice(0, 64)}"] must be an object`,
-      );
-    }
-  }
-  return responses as Record<string, unknown>;
 }
 
 /** Waits for a call to finish or to need input, and answers its result, its error or `input_required`. */
