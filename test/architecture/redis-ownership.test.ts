@@ -37,8 +37,8 @@ function declaredByLibrary(file: string): boolean {
   return at >= 0 && REDIS_LIBRARIES.includes(parts[at + 1] ?? '');
 }
 
-const CORE_KEYS = `packages${sep}core${sep}src${sep}keys.ts`;
-const CORE_BUS = `packages${sep}core${sep}src${sep}event-bus.ts`;
+const CORE_KEYS = `packages${sep}core${sep}src${sep}redis${sep}keys.ts`;
+const CORE_BUS = `packages${sep}core${sep}src${sep}redis${sep}event-bus.ts`;
 
 /** Every violation of the rule in the given files, as `path:line: what`. */
 function violations(files: readonly string[]): string[] {

@@ -1,4 +1,4 @@
-export { type QueueStats, queueStats } from './admin-queues.js';
+export { type QueueStats, queueStats } from './admin/admin-queues.js';
 export {
   type AdminCancelResult,
   type AdminTask,
@@ -10,8 +10,8 @@ export {
   type PurgeProgress,
   type PurgeQuery,
   type TimelineEntry,
-} from './admin-tasks.js';
-export { type AdvanceReply, BridgePositions, type BridgeStream } from './bridge-positions.js';
+} from './admin/admin-tasks.js';
+export { type AdvanceReply, BridgePositions, type BridgeStream } from './bridge/bridge-positions.js';
 export {
   type EventStreamEnds,
   type ExistingJobState,
@@ -19,19 +19,20 @@ export {
   type ExistingQueueAddress,
   type ExistingQueueEvent,
   streamEntryTime,
-} from './bridge-queues.js';
-export { announceListChanged, Catalog, type CatalogOptions } from './catalog.js';
+} from './bridge/bridge-queues.js';
+export { announceListChanged, Catalog, type CatalogOptions } from './catalog/catalog.js';
 export {
-  createRedisConnection,
-  DEFAULT_COMMAND_TIMEOUT_MS,
-  isRedisConnection,
-  type RedisConnectionOptions,
-  type RedisNode,
-  type RedisRole,
-  type WaitReplicas,
-  waitPolicyOf,
-} from './connection.js';
-export { DirectCalls, type DirectCallsOptions } from './direct-calls.js';
+  OfferingCatalog,
+  type OfferingCatalogOptions,
+  type Offerings,
+  type PromptEntry,
+  type ResolvedResource,
+  type ResourceEntry,
+  type ResourceTemplateEntry,
+} from './catalog/offering-catalog.js';
+export { type CatalogEntry, ToolCatalog, type ToolCatalogOptions } from './catalog/tool-catalog.js';
+export { UriTemplate, type UriVariables } from './catalog/uri-template.js';
+export { type WorkerInfo, WorkerRegistry } from './catalog/worker-registry.js';
 export {
   cannotCancelTerminal,
   type InternalErrorCode,
@@ -44,50 +45,11 @@ export {
   taskLimitExceeded,
   taskNotFound,
 } from './errors.js';
-export { type ChannelListener, EventBus, type Unsubscribe } from './event-bus.js';
-export {
-  EventLog,
-  type EventLogOptions,
-  type LoggedEvent,
-  type RelayInput,
-  type RelayOutcome,
-  type StreamKind,
-  type StreamState,
-} from './event-log.js';
-export { GatewayRegistry, type GatewayRegistryOptions, type HeldStream } from './gateway-registry.js';
-export { isTaskIdShape, newTaskId } from './ids.js';
-export {
-  type InputAnswer,
-  InputRequests,
-  type InputRequestsOptions,
-  InputWaitError,
-  type WaitOptions,
-} from './input-requests.js';
-export { type CatalogKind, Keys } from './keys.js';
-export { ListCursorCodec, type ListPosition } from './list-cursor.js';
-export { errorMessage, type LogFn, type Logger, noopLogger } from './logger.js';
+export { RateLimiter, type RateLimiterOptions, type RateLimitVerdict } from './limits/rate-limiter.js';
+export { DEFAULT_TASK_LIMITS, grantTtl, resolveTaskLimits, type TaskLimits } from './limits/task-limits.js';
 export { QUEUE_STATES, type QueueSource, watchQueues } from './metrics/queue-metrics.js';
 export { watchRedis } from './metrics/redis-metrics.js';
-export {
-  BoundedLabel,
-  counterIn,
-  createMetricsRegistry,
-  gaugeIn,
-  histogramIn,
-  type MetricsRegistryOptions,
-  toolLabelOf,
-} from './metrics/registry.js';
 export { taskMetrics } from './metrics/task-metrics.js';
-export {
-  OfferingCatalog,
-  type OfferingCatalogOptions,
-  type Offerings,
-  type PromptEntry,
-  type ResolvedResource,
-  type ResourceEntry,
-  type ResourceTemplateEntry,
-} from './offering-catalog.js';
-export { type OutboxEntry, type OutboxMessage, TaskOutbox, type TaskOutboxOptions } from './outbox.js';
 export {
   type ConsumeOptions,
   consumeQueue,
@@ -95,16 +57,28 @@ export {
   requeueJob,
   UnrecoverableError,
   WaitingError,
-} from './queue-workers.js';
-export { RateLimiter, type RateLimiterOptions, type RateLimitVerdict } from './rate-limiter.js';
+} from './queues/queue-workers.js';
 export {
   isReadInputRequired,
   isReadJob,
   type ReadInputRequired,
   type ReadJobData,
   type ReadRequest,
-} from './read-jobs.js';
-export { closeRedis } from './redis-close.js';
+} from './queues/read-jobs.js';
+export { type ToolJobData, type ToolJobPolicy, ToolQueues, type ToolQueuesOptions } from './queues/tool-queues.js';
+export {
+  createRedisConnection,
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  isRedisConnection,
+  type RedisConnectionOptions,
+  type RedisNode,
+  type RedisRole,
+  type WaitReplicas,
+  waitPolicyOf,
+} from './redis/connection.js';
+export { type ChannelListener, EventBus, type Unsubscribe } from './redis/event-bus.js';
+export { type CatalogKind, Keys } from './redis/keys.js';
+export { closeRedis } from './redis/redis-close.js';
 export {
   checkRedisRequirements,
   type RedisProblem,
@@ -113,7 +87,11 @@ export {
   readRedisFacts,
   redisProblems,
   requirementsMetrics,
-} from './redis-requirements.js';
+} from './redis/redis-requirements.js';
+export { isRedisUnavailable } from './redis/redis-unavailable.js';
+export { awaitReplicas } from './redis/replication.js';
+export { ScriptCode } from './redis/script-codes.js';
+export { ensureScriptsLoaded, loadScriptSource, SCRIPT_KEY_COUNTS, type ScriptName } from './redis/scripts.js';
 export {
   assertRedisServerAvailable,
   freePort,
@@ -121,16 +99,12 @@ export {
   type StartRedisOptions,
   startRedisServer,
 } from './redis-server.js';
-export { isRedisUnavailable } from './redis-unavailable.js';
-export { awaitReplicas } from './replication.js';
+export { DirectCalls, type DirectCallsOptions } from './sessions/direct-calls.js';
 export {
   announceResourceUpdated,
   ResourceSubscriptions,
   type ResourceSubscriptionsOptions,
-} from './resource-subscriptions.js';
-export { ScriptCode } from './script-codes.js';
-export { ensureScriptsLoaded, loadScriptSource, SCRIPT_KEY_COUNTS, type ScriptName } from './scripts.js';
-export { type FeedEntry, SessionFeed, type SessionFeedOptions } from './session-feed.js';
+} from './sessions/resource-subscriptions.js';
 export {
   type CreateSessionInput,
   isSessionIdShape,
@@ -141,15 +115,35 @@ export {
   SessionStore,
   type SessionStoreOptions,
   STREAM_RESUMED,
-} from './session-store.js';
+} from './sessions/session-store.js';
+export {
+  EventLog,
+  type EventLogOptions,
+  type LoggedEvent,
+  type RelayInput,
+  type RelayOutcome,
+  type StreamKind,
+  type StreamState,
+} from './streams/event-log.js';
+export { GatewayRegistry, type GatewayRegistryOptions, type HeldStream } from './streams/gateway-registry.js';
+export { type OutboxEntry, type OutboxMessage, TaskOutbox, type TaskOutboxOptions } from './streams/outbox.js';
+export { type FeedEntry, SessionFeed, type SessionFeedOptions } from './streams/session-feed.js';
 export {
   type CarrierResult,
   compareEntryIds,
   type SessionTask,
   TaskDelivery,
   type TaskDeliveryOptions,
-} from './task-delivery.js';
-export { DEFAULT_TASK_LIMITS, grantTtl, resolveTaskLimits, type TaskLimits } from './task-limits.js';
+} from './streams/task-delivery.js';
+export { isTaskIdShape, newTaskId } from './tasks/ids.js';
+export {
+  type InputAnswer,
+  InputRequests,
+  type InputRequestsOptions,
+  InputWaitError,
+  type WaitOptions,
+} from './tasks/input-requests.js';
+export { ListCursorCodec, type ListPosition } from './tasks/list-cursor.js';
 export {
   recordFromFields,
   type StoredTask,
@@ -160,7 +154,7 @@ export {
   type TaskWire,
   taskRefOf,
   toTask,
-} from './task-record.js';
+} from './tasks/task-record.js';
 export {
   type CreateTaskInput,
   type TaskObserver,
@@ -168,8 +162,18 @@ export {
   TaskStore,
   type TaskStoreOptions,
   type TransitionResult,
-} from './task-store.js';
-export { observeAll, podName, TaskTrail, type TrailEntry } from './task-trail.js';
+} from './tasks/task-store.js';
+export { observeAll, podName, TaskTrail, type TrailEntry } from './tasks/task-trail.js';
+export { errorMessage, type LogFn, type Logger, noopLogger } from './telemetry/logger.js';
+export {
+  BoundedLabel,
+  counterIn,
+  createMetricsRegistry,
+  gaugeIn,
+  histogramIn,
+  type MetricsRegistryOptions,
+  toolLabelOf,
+} from './telemetry/metrics-registry.js';
 export {
   type Attributes,
   bullmqTelemetryOption,
@@ -188,8 +192,4 @@ export {
   trace,
   traceCarrierOf,
   tracer,
-} from './telemetry.js';
-export { type CatalogEntry, ToolCatalog, type ToolCatalogOptions } from './tool-catalog.js';
-export { type ToolJobData, type ToolJobPolicy, ToolQueues, type ToolQueuesOptions } from './tool-queues.js';
-export { UriTemplate, type UriVariables } from './uri-template.js';
-export { type WorkerInfo, WorkerRegistry } from './worker-registry.js';
+} from './telemetry/tracing.js';

@@ -1,7 +1,7 @@
 import { useRedis } from '@taskgate/test-harness';
 import { describe, expect, it } from 'vitest';
 import { EventLog, Keys, newSessionId, SessionFeed, TaskDelivery, TaskOutbox } from '../src/index.js';
-import { Scripts } from '../src/script-replies.js';
+import { Scripts } from '../src/redis/script-replies.js';
 import { makeStore } from './support.js';
 
 /** The session the streams of these tests belong to (its id gives them their slot tag). */

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { useRedis } from '@taskgate/test-harness';
 import { describe, expect, it } from 'vitest';
 import { Keys, SCRIPT_KEY_COUNTS, type ScriptName } from '../src/index.js';
-import { decodeCreateTask, decodeListPage, decodeTransition, Scripts } from '../src/script-replies.js';
+import { decodeCreateTask, decodeListPage, decodeTransition, Scripts } from '../src/redis/script-replies.js';
 
 const commandsDir = fileURLToPath(new URL('../commands/', import.meta.url));
 const read = (file: string): string => readFileSync(`${commandsDir}${file}`, 'utf8');

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { useRedis } from '@taskgate/test-harness';
 import { describe, expect, it } from 'vitest';
 import { loadScriptSource, SCRIPT_KEY_COUNTS, ScriptCode, type ScriptName } from '../src/index.js';
-import { scriptRunner } from '../src/scripts.js';
+import { scriptRunner } from '../src/redis/scripts.js';
 
 const commandsDir = fileURLToPath(new URL('../commands/', import.meta.url));
 const names = Object.keys(SCRIPT_KEY_COUNTS) as ScriptName[];

@@ -1,4 +1,4 @@
--- Reply codes shared by every script, one meaning each (mirrored by ScriptCode in src/script-codes.ts).
+-- Reply codes shared by every script, one meaning each (mirrored by ScriptCode in src/redis/script-codes.ts).
 local OK = 0
 local NOT_FOUND = -1
 local TERMINAL = -2

@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { Registry } from 'prom-client';
-import { BoundedLabel, gaugeIn } from './registry.js';
+import { BoundedLabel, gaugeIn } from '../telemetry/metrics-registry.js';
 
 /** The BullMQ job states the queue-depth gauge reports. */
 export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;

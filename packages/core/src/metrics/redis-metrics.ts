@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
-import { counterIn, gaugeIn } from './registry.js';
+import { counterIn, gaugeIn } from '../telemetry/metrics-registry.js';
 
 const watched = new WeakMap<Registry, Map<Redis, string>>();
 

@@ -1,7 +1,7 @@
 import type { Registry } from 'prom-client';
-import type { TaskRecord } from '../task-record.js';
-import type { TaskObserver } from '../task-store.js';
-import { counterIn, histogramIn, toolLabelOf } from './registry.js';
+import type { TaskRecord } from '../tasks/task-record.js';
+import type { TaskObserver } from '../tasks/task-store.js';
+import { counterIn, histogramIn, toolLabelOf } from '../telemetry/metrics-registry.js';
 
 /** Seconds, from 50 ms to 1 h: tools run from sub-second lookups to long reports. */
 const DURATION_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600];

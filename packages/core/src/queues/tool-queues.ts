@@ -1,0 +1,124 @@
+import { type JobsOptions, Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { Keys } from '../redis/keys.js';
+import { awaitReplicas } from '../redis/replication.js';
+import { bullmqTelemetryOption, inSpan, SpanKind, type TraceCarrier, traceCarrierOf } from '../telemetry/tracing.js';
+import type { ReadJobData } from './read-jobs.js';
+
+/** What a tool job carries. No tokens or secrets: the owner is a digest, the principal a name. */
+export interface ToolJobData {
+  readonly taskId: string;
+  readonly ownerId: string;
+  readonly tool: string;
+  readonly arguments: Record<string, unknown>;
+  /** Digest of the session that created the task (`null`: none); saves the worker a read of the record. */
+  readonly session?: string | null;
+  /** The authenticated principal's name, when auth is on. */
+  readonly principal?: string;
+  /** The client's declared capabilities and implementation info, from its session. */
+  readonly client?: { readonly capabilities: Record<string, unknown>; readonly info?: Record<string, unknown> };
+  /** The trace context of the enqueueing span (only while tracing is on): the worker's spans join its trace. */
+  readonly trace?: TraceCarrier;
+}
+
+/** How BullMQ should run one tool's jobs. */
+export interface ToolJobPolicy {
+  readonly queue: string;
+  readonly attempts: number;
+  /** Delay before a retry (ms), doubled per attempt. */
+  readonly backoffMs?: number;
+}
+
+export interface ToolQueuesOptions {
+  /** Connection BullMQ's queues share: a producer's (fails fast: the gateway's commands connection) or a worker's. */
+  readonly connection: Redis;
+  readonly keys?: Keys;
+}
+
+/**
+ * The broker's side of BullMQ: one queue per tool (by default), job id = task id, so a job can always be
+ * found, removed or deduplicated by its task. Completed jobs are removed at once (the task record holds
+ * the outcome); failed ones are kept briefly for operators.
+ */
+/**
+ * Removes a job of `queue` that no worker has taken yet (waiting, delayed or prioritized); true when removed.
+ * BullMQ's remove() refuses a job a worker locked meanwhile, so an active job is never removed.
+ */
+export async function removeJobIfWaiting(queue: Queue, jobId: string): Promise<boolean> {
+  const job = await queue.getJob(jobId);
+  if (job === undefined) return false;
+  const state = await job.getState();
+  if (state !== 'waiting' && state !== 'delayed' && state !== 'prioritized') return false;
+  return await job.remove().then(
+    () => true,
+    () => false,
+  );
+}
+
+export class ToolQueues {
+  readonly #queues = new Map<string, Queue>();
+  readonly #connection: Redis;
+  readonly #keys: Keys;
+
+  constructor(options: ToolQueuesOptions) {
+    this.#connection = options.connection;
+    this.#keys = options.keys ?? new Keys();
+  }
+
+  /** The queue with this name (created on first use and kept). */
+  queue(name: string): Queue {
+    let queue = this.#queues.get(name);
+    if (queue === undefined) {
+      queue = new Queue(name, {
+        connection: this.#connection,
+        prefix: this.#keys.bullPrefix(name),
+        ...bullmqTelemetryOption(),
+      });
+      this.#queues.set(name, queue);
+    }
+    return queue;
+  }
+
+  /**
+   * Enqueues the job of a task, direct call or read; enqueuing the same task twice is a no-op (job id = task
+   * id). The job's name is the tool, or the method of a read.
+   */
+  async enqueue(policy: ToolJobPolicy, data: ToolJobData | ReadJobData): Promise<void> {
+    const options: JobsOptions = {
+      jobId: data.taskId,
+      attempts: Math.max(1, policy.attempts),
+      removeOnComplete: true,
+      removeOnFail: { age: 24 * 3600, count: 1000 },
+      ...(policy.backoffMs !== undefined && { backoff: { type: 'exponential', delay: policy.backoffMs } }),
+    };
+    const name = 'tool' in data ? data.tool : data.read.method;
+    const attributes = {
+      'messaging.system': 'bullmq',
+      'messaging.operation.type': 'send',
+      'messaging.operation.name': 'send',
+      'messaging.destination.name': policy.queue,
+      'messaging.message.id': data.taskId,
+      'mcp.task.id': data.taskId,
+    };
+    await inSpan(`send ${policy.queue}`, { kind: SpanKind.PRODUCER, attributes }, async () => {
+      // The job carries the context of this span (no field while nothing traces), so the worker joins the trace.
+      const carrier = traceCarrierOf();
+      const job = carrier === undefined ? data : { ...data, trace: carrier };
+      await this.queue(policy.queue).add(name, job, options);
+      // With TASKGATE_REDIS_WAIT_REPLICAS, the task's record and its job are on replicas before it is acknowledged.
+      await awaitReplicas(this.#connection, [this.#keys.task(data.taskId), this.#keys.queueSlotKey(policy.queue)]);
+    });
+  }
+
+  /** Removes a task's job if it has not started yet (a cancelled task's job need not wait its turn). */
+  async removeWaiting(queueName: string, taskId: string): Promise<boolean> {
+    // A job a worker locked in the meantime stays; the worker then skips the cancelled task.
+    return await removeJobIfWaiting(this.queue(queueName), taskId);
+  }
+
+  /** Closes every queue this facade opened. */
+  async close(): Promise<void> {
+    await Promise.all([...this.#queues.values()].map((queue) => queue.close()));
+    this.#queues.clear();
+  }
+}

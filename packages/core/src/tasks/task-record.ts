@@ -1,0 +1,149 @@
+import { type Task, type TaskStatus, TaskStatusSchema } from '@taskgate/protocol';
+import { TaskgateError } from '../errors.js';
+
+/** What a task is for: a `tools/call` with `params.task`, or a plain call run through the same pipeline. */
+export type TaskKind = 'task' | 'direct';
+
+/**
+ * Which wire created a task: absent for the 2025-11-25 session wire, `2026-07-28` for a stateless request. The
+ * record itself is the same for both; each wire projects it (`toTask`, or the 2026 projection in the gateway).
+ */
+export type TaskWire = '2026-07-28';
+
+/** A task as Redis holds it, minus its outcome. Times are ms since the epoch (Redis server clock). */
+export interface TaskRecord {
+  readonly taskId: string;
+  readonly status: TaskStatus;
+  readonly statusMessage?: string;
+  readonly createdAt: number;
+  readonly lastUpdatedAt: number;
+  /** Granted ttl in ms. */
+  readonly ttl: number;
+  readonly pollInterval?: number;
+  /** Starts at 1 and grows by one with every change. */
+  readonly version: number;
+  readonly kind: TaskKind;
+  /** Digest of the session that created the task (see `Keys.digest`). */
+  readonly session?: string;
+  readonly tool?: string;
+}
+
+/** A task record with the fields only the broker's own processes read (never a client). */
+export interface StoredTask extends TaskRecord {
+  /** Digest of the owner (see `Keys.ownerId`). */
+  readonly ownerId: string;
+  readonly progressToken?: string | number;
+  readonly attempt?: number;
+  /** When the current attempt started (ms since the epoch, Redis clock); absent until a worker starts it. */
+  readonly startedAt?: number;
+  readonly wire?: TaskWire;
+}
+
+/** The exact outcome `tasks/result` returns: the request's result, or its JSON-RPC error (RES-1, ERR-5). */
+export type TaskOutcome =
+  | { readonly result: Record<string, unknown> }
+  | { readonly error: { readonly code: number; readonly message: string; readonly data?: unknown } };
+
+/** Builds a record from a hash or a published snapshot (both are string-valued field maps). */
+export function recordFromFields(taskId: string, fields: Readonly<Record<string, string | undefined>>): StoredTask {
+  const status = TaskStatusSchema.safeParse(fields.status);
+  if (!status.success) {
+    throw new TaskgateError('UNEXPECTED_SCRIPT_REPLY', `task ${taskId} has no valid status in Redis`);
+  }
+  const number = (value: string | undefined): number | undefined => (value === undefined ? undefined : Number(value));
+  return {
+    taskId,
+    status: status.data,
+    ...(fields.statusMessage !== undefined && { statusMessage: fields.statusMessage }),
+    createdAt: number(fields.createdAt) ?? 0,
+    lastUpdatedAt: number(fields.lastUpdatedAt) ?? 0,
+    ttl: number(fields.ttl) ?? 0,
+    ...(fields.pollInterval !== undefined && { pollInterval: Number(fields.pollInterval) }),
+    version: number(fields.version) ?? 0,
+    kind: fields.kind === 'direct' ? 'direct' : 'task',
+    ...(fields.session !== undefined && { session: fields.session }),
+    ...(fields.tool !== undefined && { tool: fields.tool }),
+    ownerId: fields.owner ?? '',
+    ...(fields.progressToken !== undefined && { progressToken: JSON.parse(fields.progressToken) as string | number }),
+    ...(fields.attempt !== undefined && { attempt: Number(fields.attempt) }),
+    ...(fields.startedAt !== undefined && { startedAt: Number(fields.startedAt) }),
+    ...(fields.wire === '2026-07-28' && { wire: fields.wire }),
+  };
+}
+
+/** The wire shape of a task (GET-1, GET-2): ISO 8601 times, granted ttl. */
+export function toTask(record: TaskRecord): Task {
+  return {
+    taskId: record.taskId,
+    status: record.status,
+    ttl: record.ttl,
+    createdAt: new Date(record.createdAt).toISOString(),
+    lastUpdatedAt: new Date(record.lastUpdatedAt).toISOString(),
+    ...(record.pollInterval !== undefined && { pollInterval: record.pollInterval }),
+    ...(record.statusMessage !== undefined && { statusMessage: record.statusMessage }),
+  };
+}
+
+/** Addresses a task from a worker or the broker itself: the id and the owner digest (both from job data). */
+export interface TaskRef {
+  readonly taskId: string;
+  readonly ownerId: string;
+  /**
+   * Digest of the session that created the task (`null`: it has none), when the caller knows it (job data
+   * carry it): its transitions then need not read it from the record to find the session's feed and channel.
+   */
+  readonly session?: string | null;
+}
+
+/** The task a job runs, from its job data. */
+export function taskRefOf(data: {
+  readonly taskId: string;
+  readonly ownerId: string;
+  readonly session?: string | null;
+}): TaskRef {
+  return { taskId: data.taskId, ownerId: data.ownerId, ...(data.session !== undefined && { session: data.session }) };
+}
+
+export const RECORD_FIELDS = [
+  'status',
+  'statusMessage',
+  'createdAt',
+  'lastUpdatedAt',
+  'ttl',
+  'pollInterval',
+  'version',
+  'kind',
+  'session',
+  'tool',
+  'owner',
+  'progressToken',
+  'attempt',
+  'startedAt',
+  'wire',
+] as const;
+
+/** RECORD_FIELDS and the stored outcome, read together by tasks/result. */
+export const RECORD_AND_OUTCOME: readonly string[] = [...RECORD_FIELDS, 'outcome'];
+
+/** A record from an HMGET of RECORD_FIELDS, or undefined when the hash does not exist. */
+export function recordFromValues(
+  taskId: string,
+  values: readonly (string | null)[] | undefined,
+): StoredTask | undefined {
+  if (values?.[0] == null) return undefined;
+  const fields: Record<string, string> = {};
+  RECORD_FIELDS.forEach((name, i) => {
+    const value = values[i];
+    if (value != null) fields[name] = value;
+  });
+  return recordFromFields(taskId, fields);
+}
+
+/** A short diagnostic for a failed task (ERR-4): the error's message, or the first text of an error result. */
+export function diagnosticMessage(outcome: TaskOutcome): string {
+  if ('error' in outcome) return outcome.error.message;
+  const content = outcome.result.content;
+  const first = Array.isArray(content) ? (content[0] as { type?: unknown; text?: unknown } | undefined) : undefined;
+  const text = first?.type === 'text' && typeof first.text === 'string' ? first.text : 'The tool reported an error';
+  return text.length > 500 ? `${text.slice(0, 497)}...` : text;
+}
