@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { freePort, startRedisServer } from '@taskgate/core';
+import { freePort, startRedisServer } from '@taskgate/dev-redis';
 import { parseConfig } from './lib/config.js';
 import { ProcessSet, waitUntil } from './lib/processes.js';
 import { closedLoop, type LoadResult } from './lib/stats.js';

@@ -1,4 +1,4 @@
-import { freePort } from '@taskgate/core';
+import { freePort } from '@taskgate/dev-redis';
 import { LeanSubject } from '../lib/lean-client.js';
 import { type BenchProcess, type ProcessSet, waitForLog } from '../lib/processes.js';
 import { McpSubject } from './mcp-subject.js';

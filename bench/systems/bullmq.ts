@@ -1,4 +1,4 @@
-import { type RedisServer, startRedisServer } from '@taskgate/core';
+import { type RedisServer, startRedisServer } from '@taskgate/dev-redis';
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { BenchConfig } from '../lib/config.js';

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, type RedisServer, startRedisServer } from '@taskgate/core';
+import { freePort, type RedisServer, startRedisServer } from '@taskgate/dev-redis';
 import { Redis } from 'ioredis';
 import type { BenchConfig } from '../lib/config.js';
 import { LeanSubject } from '../lib/lean-client.js';

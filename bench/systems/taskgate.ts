@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { freePort, Keys, type RedisServer, startRedisServer } from '@taskgate/core';
+import { Keys } from '@taskgate/core';
+import { freePort, type RedisServer, startRedisServer } from '@taskgate/dev-redis';
 import { startRoundRobinProxy } from '@taskgate/test-harness';
 import { Redis } from 'ioredis';
 import type { BenchConfig } from '../lib/config.js';

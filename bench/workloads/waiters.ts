@@ -1,5 +1,6 @@
 import { Agent, request } from 'node:http';
-import { freePort, Keys, TaskStore } from '@taskgate/core';
+import { Keys, TaskStore } from '@taskgate/core';
+import { freePort } from '@taskgate/dev-redis';
 import { Redis } from 'ioredis';
 import { clientsOfProcess, cpuMs, rssBytes, waitForQuiet } from '../lib/proc-stats.js';
 import { type BenchProcess, type ProcessSet, waitForLog } from '../lib/processes.js';

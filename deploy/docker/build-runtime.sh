@@ -8,7 +8,7 @@ src=$(cd "$1" && pwd)
 mkdir -p "$2"
 out=$(cd "$2" && pwd)
 # The workspaces `taskgate` runs from (the CLI and what it imports); the others are only for development.
-runtime="protocol core worker gateway bridge examples cli console"
+runtime="protocol core worker gateway bridge examples cli console dev-redis"
 export TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1 npm_config_update_notifier=false
 
 cd "$src"

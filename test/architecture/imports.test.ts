@@ -33,17 +33,21 @@ const GATEWAY_LAYERS = [
   'index',
 ] as const;
 
-/** The workspace packages each package's source may import (`protocol` ← `core` ← `gateway`, `worker` ← `bridge` ← `cli`). */
+/**
+ * The workspace packages each package's source may import (`protocol` ← `core` ← `gateway`, `worker` ← `bridge` ←
+ * `cli`; `dev-redis`, the redis-server launcher of `taskgate dev` and the tests, imports none).
+ */
 const PACKAGE_DEPENDENCIES: Readonly<Record<string, readonly string[]>> = {
   protocol: [],
   core: ['protocol'],
+  'dev-redis': [],
   console: [],
   gateway: ['protocol', 'core', 'console'],
   worker: ['protocol', 'core'],
   examples: ['protocol', 'worker'],
   'conformance-fixture': ['protocol', 'worker'],
   bridge: ['protocol', 'core', 'worker'],
-  cli: ['protocol', 'core', 'gateway', 'worker', 'bridge', 'examples'],
+  cli: ['protocol', 'core', 'gateway', 'worker', 'bridge', 'examples', 'dev-redis'],
 };
 
 function sourceFiles(dir: string): string[] {

@@ -1,7 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { freePort } from '@taskgate/core';
-import { connectClient, forkNode, useRedis, waitFor } from '@taskgate/test-harness';
+import { connectClient, forkNode, freePort, useRedis, waitFor } from '@taskgate/test-harness';
 import { TEST_TOOLS } from '@taskgate/test-harness/tools';
 import { createWorker } from '@taskgate/worker';
 import { describe, expect, it } from 'vitest';

@@ -128,8 +128,8 @@ describe('the image runtime tree', () => {
     expect(await readlink(join(tree, 'bin/taskgate'))).toBe('../packages/cli/bin/taskgate.js');
     const { stdout } = await run('ls', [join(tree, 'packages'), join(tree, 'node_modules/@taskgate')]);
     expect(stdout.split('\n').filter((line) => line !== '' && !line.endsWith(':'))).toEqual([
-      ...['bridge', 'cli', 'console', 'core', 'examples', 'gateway', 'protocol', 'worker'],
-      ...['bridge', 'cli', 'console', 'core', 'examples', 'gateway', 'protocol', 'worker'],
+      ...['bridge', 'cli', 'console', 'core', 'dev-redis', 'examples', 'gateway', 'protocol', 'worker'],
+      ...['bridge', 'cli', 'console', 'core', 'dev-redis', 'examples', 'gateway', 'protocol', 'worker'],
     ]);
     // Development tools stay out (tsx, vitest, typescript, turbo, biome).
     const { stdout: listed } = await run('ls', [join(tree, 'node_modules')]);

@@ -92,13 +92,6 @@ export { isRedisUnavailable } from './redis/redis-unavailable.js';
 export { awaitReplicas } from './redis/replication.js';
 export { ScriptCode } from './redis/script-codes.js';
 export { ensureScriptsLoaded, loadScriptSource, SCRIPT_KEY_COUNTS, type ScriptName } from './redis/scripts.js';
-export {
-  assertRedisServerAvailable,
-  freePort,
-  type RedisServer,
-  type StartRedisOptions,
-  startRedisServer,
-} from './redis-server.js';
 export { DirectCalls, type DirectCallsOptions } from './sessions/direct-calls.js';
 export {
   announceResourceUpdated,

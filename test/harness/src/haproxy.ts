@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '@taskgate/core';
+import { freePort } from '@taskgate/dev-redis';
 
 /** One server behind HAProxy. */
 export interface HaproxyBackend {

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type RedisServer, type StartRedisOptions, startRedisServer } from '@taskgate/core';
+import { type RedisServer, type StartRedisOptions, startRedisServer } from '@taskgate/dev-redis';
 
-export { assertRedisServerAvailable, freePort, type RedisServer, type StartRedisOptions } from '@taskgate/core';
+export { assertRedisServerAvailable, freePort, type RedisServer, type StartRedisOptions } from '@taskgate/dev-redis';
 
 /** Starts a private, persistence-free `redis-server` on a free loopback port (a temporary directory, removed on stop). */
 export function startRedis(options: Omit<StartRedisOptions, 'dir' | 'appendOnly'> = {}): Promise<RedisServer> {

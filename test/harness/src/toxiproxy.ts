@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { freePort } from '@taskgate/core';
+import { freePort } from '@taskgate/dev-redis';
 
 /** The toxics the chaos run injects (Toxiproxy's names); attributes as Toxiproxy documents them. */
 export type ToxicType = 'latency' | 'reset_peer' | 'timeout' | 'bandwidth' | 'slow_close' | 'limit_data';

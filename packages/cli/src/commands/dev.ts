@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { createMetricsRegistry, type RedisServer, startRedisServer } from '@taskgate/core';
+import { createMetricsRegistry } from '@taskgate/core';
+import { type RedisServer, startRedisServer } from '@taskgate/dev-redis';
 import { tools as exampleTools } from '@taskgate/examples';
 import { createGateway } from '@taskgate/gateway';
 import { createWorker } from '@taskgate/worker';

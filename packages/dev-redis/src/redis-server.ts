@@ -1,8 +1,8 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './free-port.js';
 
 /** A `redis-server` process this process started, bound to a loopback port. */
 export interface RedisServer extends AsyncDisposable {
@@ -43,20 +43,6 @@ export function assertRedisServerAvailable(): void {
         '`bash scripts/test` and `bash scripts/dev` do that), or point REDIS_SERVER_BIN at the binary.',
     );
   }
-}
-
-/** Asks the kernel for a free loopback port. */
-export async function freePort(): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Starts a `redis-server` on 127.0.0.1 and resolves once it accepts connections. */
