@@ -34,6 +34,22 @@ const GATEWAY_LAYERS = [
 ] as const;
 
 /**
+ * The layers of `packages/core/src`, bottom first; the folders of one layer stand side by side. A file imports only
+ * from its own folder and from layers below its layer — never from a folder beside it or above it. `errors` and
+ * `index` (the one export surface) are files at the top of `src`. docs/architecture.md shows the same order.
+ */
+const CORE_LAYERS: readonly (readonly string[])[] = [
+  ['errors'],
+  ['telemetry'],
+  ['redis'],
+  ['limits'],
+  ['tasks'],
+  ['sessions', 'streams', 'queues', 'catalog'],
+  ['admin', 'bridge', 'metrics'],
+  ['index'],
+];
+
+/**
  * The workspace packages each package's source may import (`protocol` ← `core` ← `gateway`, `worker` ← `bridge` ←
  * `cli`; `dev-redis`, the redis-server launcher of `taskgate dev` and the tests, imports none).
  */
@@ -113,6 +129,28 @@ function layerOf(file: string): string {
   return relative(gatewaySrc, file).split('/')[0]?.replace(/\.ts$/, '') ?? '';
 }
 
+const coreSrc = join(packagesDir, 'core', 'src');
+
+/** The top folder of a core source file, or its own name for a file at the top of `src`. */
+function coreFolderOf(file: string): string {
+  return relative(coreSrc, file).split('/')[0]?.replace(/\.ts$/, '') ?? '';
+}
+
+/** Index of the core layer that declares a folder (or top file) of core's `src`; -1 when none does. */
+function coreLayer(folder: string): number {
+  return CORE_LAYERS.findIndex((layer) => layer.includes(folder));
+}
+
+/** Every folder under `dir` (itself included) that holds exactly one file. */
+function singleFileFolders(dir: string): string[] {
+  const entries = readdirSync(dir, { withFileTypes: true });
+  const own = entries.filter((entry) => entry.isFile()).length === 1 ? [name(dir)] : [];
+  return [
+    ...own,
+    ...entries.filter((entry) => entry.isDirectory()).flatMap((entry) => singleFileFolders(join(dir, entry.name))),
+  ];
+}
+
 describe('imports', () => {
   it('found the source files', () => {
     expect(packages).toEqual(expect.arrayContaining(Object.keys(PACKAGE_DEPENDENCIES)));
@@ -156,5 +194,36 @@ describe('imports', () => {
       }
     }
     expect(upward).toEqual([]);
+  });
+
+  it('declare every folder and top file of core, each once', () => {
+    const present = readdirSync(coreSrc, { withFileTypes: true }).map((entry) => entry.name.replace(/\.ts$/, ''));
+    const declared = CORE_LAYERS.flat();
+    expect([...declared].sort()).toEqual([...present].sort());
+    expect(new Set(declared).size).toBe(declared.length);
+  });
+
+  it('between core layers point only down', () => {
+    const upward: string[] = [];
+    for (const [file, imported] of graph) {
+      if (!file.startsWith(coreSrc)) continue;
+      const from = coreFolderOf(file);
+      const fromIndex = coreLayer(from);
+      if (fromIndex < 0) {
+        upward.push(`${name(file)}: layer '${from}' is not declared`);
+        continue;
+      }
+      for (const target of imported) {
+        const to = coreFolderOf(target);
+        if (to === from) continue;
+        const toIndex = coreLayer(to);
+        if (toIndex < 0 || toIndex >= fromIndex) upward.push(`${name(file)} (${from}) → ${name(target)} (${to})`);
+      }
+    }
+    expect(upward).toEqual([]);
+  });
+
+  it('leave no folder of core holding a single file', () => {
+    expect(singleFileFolders(coreSrc)).toEqual([]);
   });
 });
