@@ -5,10 +5,10 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import { createAuthenticator } from '../auth/auth.js';
 import { AuthError, type Caller } from '../auth/caller.js';
 import { PROTECTED_RESOURCE_WELL_KNOWN, protectedResourceHandler } from '../auth/protected-resource.js';
-import { HttpError, sendHttpError } from '../errors/http-error.js';
-import { streamLimitHttpError } from '../limits/stream-quota.js';
-import type { GatewayServices } from '../services/context.js';
-import { openGetStream } from '../sse/get-stream.js';
+import { HttpError, sendHttpError } from '../messages/http-error.js';
+import { streamLimitHttpError } from '../ops/stream-quota.js';
+import { openGetStream } from '../streams/get-stream.js';
+import type { GatewayServices } from '../wire/services.js';
 import { drainGuard, type Readiness } from './drain.js';
 import { hostOriginGuard, requestProtocolVersion, requireAccept } from './guards.js';
 import { observeHttp } from './observe-http.js';

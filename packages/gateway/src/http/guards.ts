@@ -1,6 +1,6 @@
 import { ErrorCode, isSupportedProtocolVersion } from '@taskgate/protocol';
 import type { NextFunction, Request, Response } from 'express';
-import { HttpError, sendHttpError } from '../errors/http-error.js';
+import { HttpError, sendHttpError } from '../messages/http-error.js';
 import { LOOPBACK_HOSTS, type ResolvedGatewayOptions } from '../options.js';
 
 /** The protocol revision to assume when a request carries no MCP-Protocol-Version header (transport spec). */

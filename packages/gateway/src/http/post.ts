@@ -12,23 +12,18 @@ import {
 } from '@taskgate/protocol';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { Caller } from '../auth/caller.js';
-import { HttpError } from '../errors/http-error.js';
-import { operationOf, retryAfterMsOf } from '../limits/rate-limits.js';
-import { streamLimitExceeded } from '../limits/stream-quota.js';
-import { onNotification, onResponse } from '../rpc/client-messages.js';
-import { dispatch } from '../rpc/dispatch.js';
-import { initialize } from '../rpc/initialize.js';
-import {
-  errorResponse,
-  type GatewayServices,
-  type RpcContext,
-  resultMessage,
-  type SessionContext,
-  type TaskReadAhead,
-} from '../services/context.js';
-import { openTaskStream } from '../sse/task-stream.js';
-import { isStatelessMessage } from '../wire2026/envelope.js';
-import { handleStateless } from '../wire2026/stateless.js';
+import { HttpError } from '../messages/http-error.js';
+import { errorResponse, resultMessage } from '../messages/json-rpc.js';
+import { onNotification, onResponse } from '../methods/client-messages.js';
+import type { RpcContext, CallerContext as SessionContext, TaskReadAhead } from '../methods/context.js';
+import { operationOf, retryAfterMsOf } from '../ops/rate-limits.js';
+import { streamLimitExceeded } from '../ops/stream-quota.js';
+import { openTaskStream } from '../streams/task-stream.js';
+import { dispatch } from '../wire/rev2025-11-25/dispatch.js';
+import { initialize } from '../wire/rev2025-11-25/initialize.js';
+import { isStatelessMessage } from '../wire/rev2026-07-28/envelope.js';
+import { handleStateless } from '../wire/rev2026-07-28/handle.js';
+import type { GatewayServices } from '../wire/services.js';
 import { requestProtocolVersion, requireAccept, requireJsonContentType, requireShallowJson } from './guards.js';
 import { requireSession } from './session.js';
 import { describeError, describeMessage, describeReply, describeSession } from './trace-request.js';
@@ -113,7 +108,7 @@ export function postHandler(services: GatewayServices) {
       ...(caller.principal !== undefined && { principal: caller.principal }),
       logger,
     };
-    if (isJsonRpcRequest(message)) return answer(requestContext(ctx, message, early), res);
+    if (isJsonRpcRequest(message)) return answer(services, requestContext(ctx, message, early), res);
     if (isJsonRpcNotification(message)) {
       try {
         await onNotification(ctx, message);
@@ -211,9 +206,9 @@ async function startSession(
  * Runs a request and writes its answer: JSON, or an SSE stream that ends with the response. The caller's
  * rate limit for the method's operation class is spent first (SEC-3).
  */
-async function answer(ctx: RpcContext, res: Response): Promise<void> {
+async function answer(services: GatewayServices, ctx: RpcContext, res: Response): Promise<void> {
   const { id, method } = ctx.request;
-  const { metrics, rateLimits } = ctx.services;
+  const { metrics, rateLimits } = services;
   const started = performance.now();
   const seconds = (): number => (performance.now() - started) / 1000;
   let reply: Awaited<ReturnType<typeof dispatch>>;
@@ -223,7 +218,7 @@ async function answer(ctx: RpcContext, res: Response): Promise<void> {
     if (operation !== undefined) await rateLimits.consume(operation, ctx.owner, ctx.logger);
     // A place among the owner's open streams is taken before a call that may answer as a stream starts (a
     // direct call refused afterwards would run with nobody to answer).
-    if (mayStream(ctx.request)) release = takeStreamPlace(ctx);
+    if (mayStream(ctx.request)) release = takeStreamPlace(services, ctx);
     reply = await dispatch(ctx);
   } catch (error) {
     release?.();
@@ -265,8 +260,8 @@ function mayStream(request: JsonRpcRequest): boolean {
 }
 
 /** One of the owner's open-stream places on this gateway, or -32012 when all are taken. */
-function takeStreamPlace(ctx: RpcContext): () => void {
-  const { streamQuota } = ctx.services;
+function takeStreamPlace(services: GatewayServices, ctx: RpcContext): () => void {
+  const { streamQuota } = services;
   const release = streamQuota.take(ctx.owner);
   if (release !== undefined) return release;
   ctx.logger.warn(

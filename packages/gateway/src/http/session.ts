@@ -2,8 +2,8 @@ import type { Logger } from '@taskgate/core';
 import { Keys, type SessionRecord, SessionStore } from '@taskgate/core';
 import type { Request } from 'express';
 import type { Caller } from '../auth/caller.js';
-import { HttpError } from '../errors/http-error.js';
-import type { GatewayServices } from '../services/context.js';
+import { HttpError } from '../messages/http-error.js';
+import type { GatewayServices } from '../wire/services.js';
 
 /** The established session of a request and the owner its tasks belong to. */
 export interface ResolvedSession {

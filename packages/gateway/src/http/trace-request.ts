@@ -11,7 +11,7 @@ import {
 } from '@taskgate/core';
 import type { JsonRpcMessage } from '@taskgate/protocol';
 import type { NextFunction, Request, Response } from 'express';
-import type { Reply } from '../services/context.js';
+import type { Reply } from '../methods/context.js';
 
 function header(req: Request, name: string): string | undefined {
   const value = req.headers[name];
