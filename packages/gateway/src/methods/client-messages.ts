@@ -1,4 +1,4 @@
-import { Keys } from '@taskgate/core';
+import { type DirectCalls, type InputRequests, Keys, type Logger, type SessionRecord } from '@taskgate/core';
 import {
   CancelledNotificationParamsSchema,
   isJsonRpcErrorResponse,
@@ -7,14 +7,24 @@ import {
   type JsonRpcResultResponse,
   ProtocolError,
 } from '@taskgate/protocol';
-import { removeWaitingJob } from '../tasks/cancel-call.js';
-import type { CallerContext as SessionContext } from './context.js';
+import { type CancelServices, removeWaitingJob } from '../tasks/cancel-call.js';
+
+/** A message of an established session that is not a request: who sent it, and the services it uses. */
+export interface SessionMessage<S> {
+  readonly services: S;
+  readonly session: SessionRecord;
+  readonly owner: string;
+  readonly logger: Logger;
+}
 
 /**
  * A notification from the client. `notifications/cancelled` cancels the direct call it names (on whichever
  * gateway runs its stream); initialized, progress and unknown notifications need nothing.
  */
-export async function onNotification(ctx: SessionContext, notification: JsonRpcNotification): Promise<void> {
+export async function onNotification(
+  ctx: SessionMessage<CancelServices & { readonly calls: DirectCalls }>,
+  notification: JsonRpcNotification,
+): Promise<void> {
   if (notification.method !== 'notifications/cancelled') return;
   const parsed = CancelledNotificationParamsSchema.safeParse(notification.params);
   if (!parsed.success) {
@@ -48,7 +58,7 @@ export async function onNotification(ctx: SessionContext, notification: JsonRpcN
  * request of this owner has that id.
  */
 export async function onResponse(
-  ctx: SessionContext,
+  ctx: SessionMessage<{ readonly inputs: InputRequests }>,
   response: JsonRpcResultResponse | JsonRpcErrorResponse,
 ): Promise<boolean> {
   if (typeof response.id !== 'string') return false;

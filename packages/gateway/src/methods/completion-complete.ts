@@ -1,5 +1,6 @@
 import { type ClientRequestParams, ProtocolError } from '@taskgate/protocol';
-import type { Reply, RpcContext } from './context.js';
+import type { Call, Outcome } from './context.js';
+import type { OfferingReadServices } from './prompts.js';
 import { runReadJob } from './read-job.js';
 
 /**
@@ -8,9 +9,9 @@ import { runReadJob } from './read-job.js';
  * with a completer is asked on a worker of the offering's read queue.
  */
 export async function completionComplete(
-  ctx: RpcContext,
+  ctx: Call<OfferingReadServices>,
   params: ClientRequestParams<'completion/complete'>,
-): Promise<Reply> {
+): Promise<Outcome> {
   const { ref, argument, context } = params;
   const { offerings } = ctx.services;
   const entry =

@@ -1,13 +1,19 @@
-import type { CatalogEntry, StoredTask, ToolJobData } from '@taskgate/core';
+import type { CatalogEntry, StoredTask, TaskStore, ToolJobData, ToolQueues } from '@taskgate/core';
 import { ErrorCode } from '@taskgate/protocol';
-import type { MethodServices as GatewayServices, RpcContext } from './context.js';
+import type { Call } from './context.js';
+
+/** What enqueuing a tool job uses. */
+export interface EnqueueServices {
+  readonly tasks: TaskStore;
+  readonly queues: ToolQueues;
+}
 
 /**
  * Enqueues the job of a task or direct call. When that fails the record is failed with a statusMessage at
  * once (never left `working` without a job); returns the failed record then, undefined on success.
  */
 export async function enqueue(
-  ctx: RpcContext,
+  ctx: Call<EnqueueServices>,
   entry: CatalogEntry,
   record: StoredTask,
   args: Record<string, unknown>,
@@ -37,13 +43,13 @@ export async function enqueue(
       { taskId: record.taskId, tool: entry.tool.name, err: error instanceof Error ? error.message : String(error) },
       'enqueuing a tool job failed',
     );
-    return await failUnqueued(ctx.services, record);
+    return await failUnqueued(ctx.services.tasks, record);
   }
 }
 
-async function failUnqueued(services: GatewayServices, record: StoredTask): Promise<StoredTask> {
+async function failUnqueued(tasks: TaskStore, record: StoredTask): Promise<StoredTask> {
   const message = 'The task could not be queued for a worker; try again later.';
-  const finished = await services.tasks.finish(
+  const finished = await tasks.finish(
     { taskId: record.taskId, ownerId: record.ownerId },
     { error: { code: ErrorCode.InternalError, message } },
     message,

@@ -1,6 +1,15 @@
-import type { ReadJobData, ReadRequest, TaskRef } from '@taskgate/core';
+import type { ReadJobData, ReadRequest, TaskRef, TaskStore, ToolQueues } from '@taskgate/core';
 import { ErrorCode, ProtocolError } from '@taskgate/protocol';
-import type { RpcContext } from './context.js';
+import type { TaskWatcher } from '../tasks/task-watcher.js';
+import type { Call } from './context.js';
+
+/** What a read on a worker uses. */
+export interface ReadServices {
+  readonly tasks: TaskStore;
+  readonly queues: ToolQueues;
+  readonly watcher: TaskWatcher;
+  readonly options: { readonly readTimeoutMs: number };
+}
 
 /**
  * Runs a read (`resources/read`, `prompts/get`, `completion/complete`) on a worker through the task pipeline
@@ -9,7 +18,11 @@ import type { RpcContext } from './context.js';
  * process's one event bus. A JSON-RPC error the worker stored is thrown as is. When no worker answers within
  * `readTimeoutMs` the read is cancelled (its job removed if it has not started) and -32603 says so.
  */
-export async function runReadJob(ctx: RpcContext, queue: string, read: ReadRequest): Promise<Record<string, unknown>> {
+export async function runReadJob(
+  ctx: Call<ReadServices>,
+  queue: string,
+  read: ReadRequest,
+): Promise<Record<string, unknown>> {
   const { services } = ctx;
   const timeoutMs = services.options.readTimeoutMs;
   const record = await services.tasks.create({ owner: ctx.owner, kind: 'direct', requestedTtlMs: timeoutMs * 2 });

@@ -1,12 +1,20 @@
+import type { OfferingCatalog, ResourceSubscriptions } from '@taskgate/core';
 import { type ClientRequestParams, ErrorCode, ProtocolError } from '@taskgate/protocol';
 import { catalogPage } from './catalog-page.js';
-import type { Reply, RpcContext } from './context.js';
+import type { Call, Outcome } from './context.js';
+import type { OfferingListServices, OfferingReadServices } from './prompts.js';
 import { runReadJob } from './read-job.js';
 
 /** Most resources one session may subscribe to: each subscription is a field of the session's hash. */
 export const MAX_SUBSCRIPTIONS_PER_SESSION = 1000;
 
-const empty: Reply = { kind: 'result', result: {} };
+/** What `resources/subscribe` and `resources/unsubscribe` use. */
+export interface SubscribeServices {
+  readonly offerings: OfferingCatalog;
+  readonly subscriptions: ResourceSubscriptions;
+}
+
+const empty: Outcome = { kind: 'result', result: {} };
 
 function resourceNotFound(uri: string): ProtocolError {
   return new ProtocolError(
@@ -17,7 +25,10 @@ function resourceNotFound(uri: string): ProtocolError {
 }
 
 /** `resources/list`: the static resources workers offer, sorted by URI, a page at a time. */
-export async function resourcesList(ctx: RpcContext, params: ClientRequestParams<'resources/list'>): Promise<Reply> {
+export async function resourcesList(
+  ctx: Call<OfferingListServices>,
+  params: ClientRequestParams<'resources/list'>,
+): Promise<Outcome> {
   const { offerings, toolCursors, options } = ctx.services;
   const page = catalogPage(
     toolCursors,
@@ -38,9 +49,9 @@ export async function resourcesList(ctx: RpcContext, params: ClientRequestParams
 
 /** `resources/templates/list`: the resource templates workers offer, sorted by URI template. */
 export async function resourceTemplatesList(
-  ctx: RpcContext,
+  ctx: Call<OfferingListServices>,
   params: ClientRequestParams<'resources/templates/list'>,
-): Promise<Reply> {
+): Promise<Outcome> {
   const { offerings, toolCursors, options } = ctx.services;
   const page = catalogPage(
     toolCursors,
@@ -63,7 +74,10 @@ export async function resourceTemplatesList(
  * `resources/read`: the static resource with that URI, else the first template describing it; a worker of
  * its read queue reads it. -32002 when no live worker offers the URI.
  */
-export async function resourcesRead(ctx: RpcContext, params: ClientRequestParams<'resources/read'>): Promise<Reply> {
+export async function resourcesRead(
+  ctx: Call<OfferingReadServices>,
+  params: ClientRequestParams<'resources/read'>,
+): Promise<Outcome> {
   const { uri } = params;
   const resolved = await ctx.services.offerings.resolve(uri);
   if (resolved === undefined) throw resourceNotFound(uri);
@@ -80,9 +94,9 @@ export async function resourcesRead(ctx: RpcContext, params: ClientRequestParams
  * worker serves (-32002 otherwise).
  */
 export async function resourcesSubscribe(
-  ctx: RpcContext,
+  ctx: Call<SubscribeServices>,
   params: ClientRequestParams<'resources/subscribe'>,
-): Promise<Reply> {
+): Promise<Outcome> {
   const { services, session } = ctx;
   if ((await services.offerings.resolve(params.uri)) === undefined) throw resourceNotFound(params.uri);
   const current = await services.subscriptions.list(session.sessionId);
@@ -98,9 +112,9 @@ export async function resourcesSubscribe(
 
 /** `resources/unsubscribe`: drops the subscription (a URI never subscribed is fine). */
 export async function resourcesUnsubscribe(
-  ctx: RpcContext,
+  ctx: Call<SubscribeServices>,
   params: ClientRequestParams<'resources/unsubscribe'>,
-): Promise<Reply> {
+): Promise<Outcome> {
   await ctx.services.subscriptions.unsubscribe(ctx.session.sessionId, params.uri);
   return empty;
 }

@@ -1,12 +1,23 @@
+import type { ListCursorCodec, ToolCatalog } from '@taskgate/core';
 import type { ClientRequestParams } from '@taskgate/protocol';
 import { catalogPage } from './catalog-page.js';
-import type { Reply, RpcContext } from './context.js';
+import type { Call, Outcome } from './context.js';
+
+/** What `tools/list` uses. */
+export interface ToolsListServices {
+  readonly catalog: ToolCatalog;
+  readonly toolCursors: ListCursorCodec;
+  readonly options: { readonly toolsPageSize: number };
+}
 
 /**
  * `tools/list`: the live catalog entries, sorted by name, a page at a time (TOOL-1: each carries its
  * `execution.taskSupport`). Cursors are signed keyset positions, so any gateway continues any listing.
  */
-export async function toolsList(ctx: RpcContext, params: ClientRequestParams<'tools/list'>): Promise<Reply> {
+export async function toolsList(
+  ctx: Call<ToolsListServices>,
+  params: ClientRequestParams<'tools/list'>,
+): Promise<Outcome> {
   const { catalog, toolCursors, options } = ctx.services;
   const page = catalogPage(
     toolCursors,

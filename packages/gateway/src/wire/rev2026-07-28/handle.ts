@@ -81,6 +81,10 @@ export async function handleStateless(
       ...(caller.principal !== undefined && { principal: caller.principal }),
       logger: logger.child({ rpc: method, wire: STATELESS_PROTOCOL_VERSION }),
       request: message,
+      // With auth off a task is found by its unguessable id; with auth on, it is the principal's.
+      tasksBy: caller.principal === undefined ? 'id' : 'record',
+      stamp: STATELESS_PROTOCOL_VERSION,
+      inlineInput: true,
       meta,
       anonymous: caller.principal === undefined,
       answer,

@@ -1,9 +1,10 @@
 import type { CatalogKind } from '@taskgate/core';
 import { META_SUBSCRIPTION_ID, type RequestId } from '@taskgate/protocol';
 import type { Response } from 'express';
+import { visibleTask } from '../../methods/caller-task.js';
 import { SseStream } from '../../streams/sse-stream.js';
-import { declaresTasks, type StatelessContext, visibleTask } from './context.js';
-import { detailedView } from './tasks-methods.js';
+import { declaresTasks, type StatelessContext } from './context.js';
+import { detailedView } from './task-view.js';
 
 /** The list-changed news a `subscriptions/listen` filter may ask for, and the catalog kind behind each. */
 const FILTERS: readonly { readonly flag: string; readonly kind: CatalogKind; readonly method: string }[] = [
@@ -53,7 +54,7 @@ export async function listen(ctx: StatelessContext, res: Response, id: RequestId
       .then(async () => {
         const task = await services.tasks.read(taskId);
         if (task === undefined || !stream.isOpen) return;
-        const { resultType: _complete, ...view } = await detailedView(ctx, task);
+        const { resultType: _complete, ...view } = await detailedView(services, task);
         notify('notifications/tasks', view);
       })
       .catch(() => {});

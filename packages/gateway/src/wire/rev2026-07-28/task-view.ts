@@ -1,8 +1,6 @@
 import type { StoredTask, TaskOutcome } from '@taskgate/core';
-import { ErrorCode } from '@taskgate/protocol';
-
-/** An input request as the 2026-07-28 wire shows it: the server-to-client request, under its key. */
-export type InputRequestsView = Record<string, { method: string; params: Record<string, unknown> }>;
+import { ErrorCode, isTerminalStatus } from '@taskgate/protocol';
+import { type InputRequestsView, type InputServices, pendingInputs } from '../../methods/pending-inputs.js';
 
 /**
  * A task record projected on the 2026-07-28 wire (tasks extension): `ttlMs`, `pollIntervalMs`, no `ttl` or
@@ -59,4 +57,14 @@ function withoutRelatedTask(result: Record<string, unknown>): Record<string, unk
   if (meta === undefined || !('io.modelcontextprotocol/related-task' in meta)) return result;
   const { 'io.modelcontextprotocol/related-task': _drop, ...rest } = meta;
   return Object.keys(rest).length === 0 ? { ...result, _meta: undefined } : { ...result, _meta: rest };
+}
+
+/** A task as `notifications/tasks` shows it, like `tasks/get`: its outcome or pending input requests inlined. */
+export async function detailedView(
+  services: InputServices & { readonly tasks: { readWithOutcome(taskId: string): Promise<{ outcome?: TaskOutcome }> } },
+  task: StoredTask,
+): Promise<Record<string, unknown>> {
+  const { outcome } = isTerminalStatus(task.status) ? await services.tasks.readWithOutcome(task.taskId) : {};
+  const inputs = task.status === 'input_required' ? await pendingInputs(services, task.taskId) : undefined;
+  return detailedTask(task, outcome, inputs);
 }

@@ -1,109 +1,70 @@
-import { type CatalogEntry, Keys, type StoredTask } from '@taskgate/core';
+import { Keys, type StoredTask } from '@taskgate/core';
 import {
-  ErrorCode,
   isTerminalStatus,
   LoggingLevelSchema,
   type ProgressToken,
   ProtocolError,
-  TASKS_EXTENSION,
+  parseClientRequestParams,
 } from '@taskgate/protocol';
-import { enqueue } from '../../methods/enqueue.js';
+import { answerInputs, type InputRequestsView, pendingInputs } from '../../methods/pending-inputs.js';
+import { toolsCall } from '../../methods/tools-call.js';
 import { removeWaitingJob } from '../../tasks/cancel-call.js';
-import {
-  answerInputs,
-  declaresTasks,
-  inputResponsesOf,
-  pendingInputs,
-  requestStates,
-  type StatelessContext,
-} from './context.js';
+import { declaresTasks, inputResponsesOf, requestStates, type StatelessContext } from './context.js';
 import { CallNotices } from './notices.js';
 import { checkParamHeaders } from './param-headers.js';
-import { createTaskResult, type InputRequestsView } from './task-view.js';
+import { createTaskResult } from './task-view.js';
 
 /** How long a `requestState` stays valid: the input a round asks for must come back within it. */
 const REQUEST_STATE_TTL_MS = 10 * 60_000;
 
-/** -32021: the call needs the tasks extension, which the request's `_meta` does not declare. */
-function tasksRequired(tool: string): ProtocolError {
-  return new ProtocolError(
-    ErrorCode.MissingClientCapability,
-    `Missing required client capability: tool '${tool}' runs only as a task; declare the ${TASKS_EXTENSION} extension`,
-    { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
-  );
-}
-
 /**
- * `tools/call` on revision 2026-07-28. The server decides task-ness per tool: a tool whose 2025 `taskSupport`
- * is `required` or `optional` becomes a task (flat `CreateTaskResult`, written before it is returned) when the
- * request declares the tasks extension; `required` without it is -32021; everything else runs as a call whose
- * answer waits here. A call that needs input answers `input_required` with the pending requests and a signed
- * `requestState`; the next round brings `inputResponses` and the state, and the same call goes on. A legacy
+ * `tools/call` on revision 2026-07-28. The server decides task-ness per tool: with the tasks extension
+ * declared, a tool whose `taskSupport` allows it becomes a task (flat `CreateTaskResult`); everything else runs
+ * as a call whose answer waits here. A call that needs input answers `input_required` with the pending
+ * requests and a signed `requestState`; the next round brings `inputResponses` and the state, and the same
+ * call goes on. The round's fields are lifted off the params before the protocol schema reads them; a legacy
  * `task` param is tolerated and changes nothing.
  */
 export async function statelessToolsCall(
   ctx: StatelessContext,
-  params: Record<string, unknown>,
+  raw: Record<string, unknown>,
   signal: AbortSignal,
 ): Promise<Record<string, unknown>> {
-  const name = params.name;
-  if (typeof name !== 'string') throw ProtocolError.invalidParams('Invalid params: params.name must be a string');
-  const entry = await ctx.services.catalog.get(name);
-  if (entry === undefined) {
-    throw ProtocolError.invalidParams(`Unknown tool: '${name}'. Call tools/list to see the available tools.`);
-  }
-  const responses = inputResponsesOf(params);
-  if (params.requestState !== undefined) {
-    const state = requestStates(ctx).decode(
-      params.requestState,
-      ctx.anonymous ? undefined : Keys.ownerId(ctx.owner),
-      name,
-    );
-    if (state.taskId === undefined)
+  const { inputResponses: _responses, requestState, ...rest } = raw;
+  const responses = inputResponsesOf(raw);
+  const params = parseClientRequestParams('tools/call', rest);
+  let resume: string | undefined;
+  if (requestState !== undefined) {
+    const owner = ctx.anonymous ? undefined : Keys.ownerId(ctx.owner);
+    const state = requestStates(ctx).decode(requestState, owner, params.name);
+    if (state.taskId === undefined) {
       throw ProtocolError.invalidParams('Invalid params: requestState belongs to another request');
-    const task = await ctx.services.tasks.read(state.taskId);
-    if (task === undefined) {
-      throw ProtocolError.invalidParams('Invalid params: the request this state belongs to has expired');
     }
-    return awaitCall(ctx, entry, task, signal, responses);
+    resume = state.taskId;
   }
-  const args = (params.arguments ?? {}) as Record<string, unknown>;
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-    throw ProtocolError.invalidParams('Invalid params: params.arguments must be an object');
-  }
-  checkParamHeaders(entry.tool.inputSchema as Record<string, unknown>, args, ctx.params);
-  const taskSupport = entry.tool.execution?.taskSupport ?? 'forbidden';
-  const asTask = taskSupport !== 'forbidden' && declaresTasks(ctx);
-  if (taskSupport === 'required' && !asTask) throw tasksRequired(name);
-  const check = ctx.services.validator.check(entry.tool, args);
-  if (!check.ok) {
-    if (asTask) throw ProtocolError.invalidParams(check.message);
-    return { resultType: 'complete', content: [{ type: 'text', text: check.message }], isError: true };
-  }
-  const progressToken = (params._meta as { progressToken?: string | number } | undefined)?.progressToken;
-  const record = await ctx.services.tasks.create({
-    owner: ctx.owner,
-    kind: asTask ? 'task' : 'direct',
-    tool: name,
-    wire: '2026-07-28',
-    ...(asTask ? {} : { requestedTtlMs: ctx.services.options.directCallTtlMs }),
-    ...(progressToken !== undefined && { progressToken }),
+  const outcome = await toolsCall(ctx, {
+    name: params.name,
+    arguments: params.arguments ?? {},
+    ...(params._meta?.progressToken !== undefined && { progressToken: params._meta.progressToken }),
+    task: declaresTasks(ctx) ? { kind: 'extension' } : { kind: 'no-extension' },
+    ...(resume !== undefined && { resume }),
+    checkEnvelope: (inputSchema, args) => checkParamHeaders(inputSchema, args, ctx.params),
   });
-  ctx.logger.info(
-    { audit: asTask ? 'task.created' : 'call.started', taskId: record.taskId, tool: name, owner: record.ownerId },
-    asTask ? 'task created' : 'call started',
-  );
-  const failed = await enqueue(ctx, entry, record, args);
-  // A task is handed back at once, unless its tool gathers its first input before it becomes one.
-  if (asTask && (failed !== undefined || entry.inputBeforeTask !== true)) return createTaskResult(failed ?? record);
-  if (failed !== undefined) throw ProtocolError.internal('The call could not be queued for a worker; try again later.');
-  return awaitCall(ctx, entry, record, signal, responses);
+  switch (outcome.kind) {
+    case 'task':
+      return createTaskResult(outcome.task);
+    case 'call':
+      return awaitCall(ctx, params.name, outcome.task, signal, responses);
+    default:
+      if (outcome.kind !== 'result') throw new Error(`tools/call answered ${outcome.kind}`);
+      return { ...outcome.result, resultType: 'complete' };
+  }
 }
 
 /** Waits for a call to finish or to need input, and answers its result, its error or `input_required`. */
 async function awaitCall(
   ctx: StatelessContext,
-  entry: CatalogEntry,
+  tool: string,
   record: StoredTask,
   signal: AbortSignal,
   responses: Record<string, unknown> | undefined,
@@ -116,7 +77,7 @@ async function awaitCall(
   while (settled !== 'aborted' && 'inputs' in settled) {
     const now = Object.keys(settled.inputs).filter((key) => unused.has(key));
     if (now.length === 0) break;
-    await answerInputs(ctx, record, Object.fromEntries(now.map((key) => [key, unused.get(key)])));
+    await answerInputs(ctx.services, record, Object.fromEntries(now.map((key) => [key, unused.get(key)])));
     for (const key of now) unused.delete(key);
     // A task whose input arrived goes on as a task: this round answers CreateTaskResult.
     if (record.kind === 'task') return createTaskResult((await ctx.services.tasks.read(record.taskId)) ?? record);
@@ -126,7 +87,7 @@ async function awaitCall(
     // A call nobody waits for any more is cancelled; a task runs on (its id is in the last round's state).
     if (record.kind === 'direct') {
       await ctx.services.tasks.cancelAsBroker(record, 'The client went away').catch(() => {});
-      await removeWaitingJob(ctx.services, entry.tool.name, record.taskId, ctx).catch(() => {});
+      await removeWaitingJob(ctx.services, tool, record.taskId, ctx).catch(() => {});
     }
     throw ProtocolError.internal('The request was aborted');
   }
@@ -134,7 +95,7 @@ async function awaitCall(
     const requestState = requestStates(ctx).encode({
       taskId: record.taskId,
       ownerId: record.ownerId,
-      tool: entry.tool.name,
+      tool,
       expiresAt: Date.now() + REQUEST_STATE_TTL_MS,
     });
     return { resultType: 'input_required', inputRequests: settled.inputs, requestState };
@@ -179,7 +140,7 @@ async function settle(
       if (isTerminalStatus(task.status)) return { task };
       if (task.status === 'input_required') {
         // A tool may ask several things at once: the round goes out once no new request came for a moment.
-        const inputs = await pendingInputs(ctx, taskId);
+        const inputs = await pendingInputs(ctx.services, taskId);
         const count = Object.keys(inputs).length;
         if (count > 0 && count === asked) return { task, inputs };
         asked = count;

@@ -11,7 +11,6 @@ import {
 } from '@taskgate/core';
 import type { JsonRpcMessage } from '@taskgate/protocol';
 import type { NextFunction, Request, Response } from 'express';
-import type { Reply } from '../methods/context.js';
 
 function header(req: Request, name: string): string | undefined {
   const value = req.headers[name];
@@ -119,12 +118,16 @@ export function describeSession(
 }
 
 /** Records the task a request created or read (`mcp.task.id`, `mcp.task.status`). */
-export function describeReply(reply: Reply): void {
+export function describeReply(
+  reply:
+    | { readonly kind: 'stream'; readonly task: { readonly taskId: string; readonly status: string } }
+    | { readonly kind: 'result'; readonly result: Record<string, unknown> },
+): void {
   const span = recordingSpan();
   if (span === undefined) return;
   if (reply.kind === 'stream') {
-    span.setAttribute('mcp.task.id', reply.taskId);
-    if (reply.task !== undefined) span.setAttribute('mcp.task.status', reply.task.status);
+    span.setAttribute('mcp.task.id', reply.task.taskId);
+    span.setAttribute('mcp.task.status', reply.task.status);
     return;
   }
   const result = reply.result as { task?: { taskId?: unknown; status?: unknown }; taskId?: unknown; status?: unknown };

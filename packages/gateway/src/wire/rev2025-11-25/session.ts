@@ -1,9 +1,8 @@
 import type { Logger } from '@taskgate/core';
 import { Keys, type SessionRecord, SessionStore } from '@taskgate/core';
 import type { Request } from 'express';
-import type { Caller } from '../auth/caller.js';
-import { HttpError } from '../messages/http-error.js';
-import type { GatewayServices } from '../wire/services.js';
+import type { Caller } from '../../auth/caller.js';
+import { HttpError } from '../../messages/http-error.js';
 
 /** The established session of a request and the owner its tasks belong to. */
 export interface ResolvedSession {
@@ -16,7 +15,7 @@ export interface ResolvedSession {
  * unknown, ended, expired or bound to another principal (indistinguishable on purpose).
  */
 export async function requireSession(
-  services: GatewayServices,
+  services: { readonly sessions: SessionStore },
   req: Request,
   caller: Caller,
   logger: Logger,
