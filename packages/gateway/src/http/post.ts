@@ -1,8 +1,8 @@
 import type { Logger } from '@taskgate/core';
-import { ErrorCode, type JsonRpcMessage, ProtocolError, parseJsonRpcMessage } from '@taskgate/protocol';
+import { ErrorCode, type JsonRpcMessage, ProtocolError, parseJsonRpcMessage, type RequestId } from '@taskgate/protocol';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { Caller } from '../auth/caller.js';
-import { HttpError } from '../messages/http-error.js';
+import { HttpError, rememberRequestId } from '../messages/http-error.js';
 import { describeMessage } from '../ops/trace-request.js';
 import { codecOf } from '../wire/codec.js';
 import type { GatewayServices } from '../wire/services.js';
@@ -32,7 +32,7 @@ function bodyError(error: unknown, limit: number): HttpError {
 }
 
 /** One JSON-RPC message from a body: -32700 for anything but JSON, -32600 for JSON that is not a message. */
-function parseBody(raw: unknown): JsonRpcMessage {
+function parseBody(raw: unknown, res: Response): JsonRpcMessage {
   if (typeof raw !== 'string' || raw.trim() === '') {
     throw new HttpError(400, ErrorCode.ParseError, 'Parse error: the body is empty; send one JSON-RPC message');
   }
@@ -42,6 +42,8 @@ function parseBody(raw: unknown): JsonRpcMessage {
   } catch {
     throw new HttpError(400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON');
   }
+  const id = requestIdOf(value);
+  if (id !== undefined) rememberRequestId(res, id);
   requireShallowJson(value);
   try {
     return parseJsonRpcMessage(value);
@@ -49,6 +51,13 @@ function parseBody(raw: unknown): JsonRpcMessage {
     if (error instanceof ProtocolError) throw new HttpError(400, error.code, error.message);
     throw error;
   }
+}
+
+/** The id of a request as far as it can be read: a string or a number, on an object with a method. */
+function requestIdOf(value: unknown): RequestId | undefined {
+  if (typeof value !== 'object' || value === null || !('method' in value) || !('id' in value)) return undefined;
+  const { id } = value;
+  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : undefined;
 }
 
 /**
@@ -67,7 +76,7 @@ export function postHandler(services: GatewayServices) {
     await run(readBody, req, res).catch((error: unknown) => {
       throw bodyError(error, services.options.bodyLimitBytes);
     });
-    const message = parseBody(req.body);
+    const message = parseBody(req.body, res);
     describeMessage(message);
     // Revision 2026-07-28: no session, what initialize negotiated travels in each request's _meta.
     return codecOf(req, message)(services, req, res, caller, message, logger);

@@ -1,4 +1,4 @@
-import { ErrorCode } from '@taskgate/protocol';
+import { ErrorCode, type RequestId } from '@taskgate/protocol';
 import type { Response } from 'express';
 
 /** Stable string codes of HTTP-level refusals, by status (for logs and tests; clients see status and rpcCode). */
@@ -25,7 +25,7 @@ const REDIS_RETRY_AFTER_S = 1;
 
 /**
  * A refusal at the HTTP level (wrong headers, no session, too large, ...): an HTTP status plus a JSON-RPC error
- * without an id as the body, as Streamable HTTP allows.
+ * as the body, whose `id` is the request's when it was read (see `rememberRequestId`), `null` otherwise.
  */
 export class HttpError extends Error {
   override readonly name = 'HttpError';
@@ -72,6 +72,20 @@ export class HttpError extends Error {
   }
 }
 
+/**
+ * Notes the id of the request a body carries, as soon as it could be read (even from a message that turns out
+ * invalid): every refusal of the request from then on answers with it.
+ */
+export function rememberRequestId(res: Response, id: RequestId): void {
+  res.locals.rpcId = id;
+}
+
+/** The id a refusal of this request answers with: the request's when it was read, else `null` (JSON-RPC 2.0). */
+function requestIdOf(res: Response): RequestId | null {
+  const id: unknown = res.locals.rpcId;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
 /** Writes an HttpError unless a response already started (then the connection is just ended). */
 export function sendHttpError(res: Response, error: HttpError): void {
   if (res.headersSent) {
@@ -81,5 +95,5 @@ export function sendHttpError(res: Response, error: HttpError): void {
   res
     .status(error.status)
     .set(error.headers)
-    .json({ jsonrpc: '2.0', error: { code: error.rpcCode, message: error.message } });
+    .json({ jsonrpc: '2.0', id: requestIdOf(res), error: { code: error.rpcCode, message: error.message } });
 }
