@@ -1,3 +1,4 @@
+import type { SessionStore } from '@taskgate/core';
 import {
   type InitializeResult,
   isSupportedProtocolVersion,
@@ -7,7 +8,7 @@ import {
   type ServerCapabilities,
 } from '@taskgate/protocol';
 import type { Caller } from '../../auth/caller.js';
-import type { GatewayServices } from '../services.js';
+import type { ResolvedGatewayOptions } from '../../options.js';
 
 /**
  * What the gateway offers every session (CAP-1): tools, resources (with subscriptions) and prompts, each with
@@ -27,7 +28,7 @@ export const SERVER_CAPABILITIES: ServerCapabilities = {
  * new session bound to the caller's principal. Returns the result and the new session's id.
  */
 export async function initialize(
-  services: GatewayServices,
+  services: { readonly sessions: SessionStore; readonly options: ResolvedGatewayOptions },
   caller: Caller,
   request: JsonRpcRequest,
 ): Promise<{ result: InitializeResult; sessionId: string }> {

@@ -1,8 +1,9 @@
+import type { TaskOutbox } from '@taskgate/core';
 import type { LoggingLevel, ProgressToken } from '@taskgate/protocol';
 import type { Response } from 'express';
 import { outboxMessage } from '../../messages/outbox-messages.js';
 import { SseStream } from '../../streams/sse-stream.js';
-import type { GatewayServices } from '../services.js';
+import type { StreamRegistry } from '../../streams/stream-registry.js';
 
 /**
  * The answer of one stateless request: JSON, unless notifications go out before the result (progress for a
@@ -13,7 +14,7 @@ export class StatelessAnswer {
   #stream: SseStream | undefined;
 
   constructor(
-    readonly services: GatewayServices,
+    readonly services: { readonly streams: StreamRegistry; readonly outbox: TaskOutbox },
     readonly res: Response,
   ) {}
 
