@@ -12,7 +12,7 @@ import {
   logLines,
   openResponse,
   PROBES,
-  SESSION_NOT_FOUND,
+  sessionNotFound,
   slowHeaders,
   startAttackStack,
   unsignedToken,
@@ -102,7 +102,7 @@ describe('attack matrix', () => {
       const body = method === 'POST' ? JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) : undefined;
       const response = await raw(stack.jwtUrl, { method, headers, ...(body !== undefined && { body }) });
       expect(response.status).toBe(404);
-      expect(response.json()).toEqual(SESSION_NOT_FOUND);
+      expect(response.json()).toEqual(sessionNotFound(method === 'POST' ? 1 : null));
       // The session still works for its principal.
       expect((await call('alice', 'ping')).json()).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
     },
@@ -147,7 +147,7 @@ describe('attack matrix', () => {
       ...extra,
     });
     expect(response.status).toBe(403);
-    expect(response.json()).toEqual({ jsonrpc: '2.0', error: { code: -32600, message } });
+    expect(response.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message } });
   });
 
   it('an oversized body answers 413', async () => {
@@ -162,6 +162,7 @@ describe('attack matrix', () => {
     expect(response.status).toBe(413);
     expect(response.json()).toEqual({
       jsonrpc: '2.0',
+      id: null,
       error: { code: -32600, message: 'Payload Too Large: the body exceeds 1048576 bytes' },
     });
   });
@@ -177,6 +178,7 @@ describe('attack matrix', () => {
     expect(response.status).toBe(400);
     expect(response.json()).toEqual({
       jsonrpc: '2.0',
+      id: 1,
       error: {
         code: -32600,
         message: `Invalid Request: the body nests deeper than 64 levels (at ${path.slice(0, 80)}…)`,
@@ -193,7 +195,7 @@ describe('attack matrix', () => {
     const error = { code: -32600, message: 'Request Timeout: the request did not arrive in time' };
     const [head, body] = received.split('\r\n\r\n');
     expect(head).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n.*Connection: close$/s);
-    expect(JSON.parse(body as string)).toEqual({ jsonrpc: '2.0', error });
+    expect(JSON.parse(body as string)).toEqual({ jsonrpc: '2.0', id: null, error });
   });
 
   it('too many sessions of one principal: initialize answers -32011 until one ends', async () => {
@@ -241,7 +243,7 @@ describe('attack matrix', () => {
     });
     expect(third.status).toBe(429);
     expect(third.headers['retry-after']).toBe('1');
-    expect(third.json()).toEqual({ jsonrpc: '2.0', error: { code: -32012, message } });
+    expect(third.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32012, message } });
 
     const long = { name: 'stash', arguments: { note: marker('stream'), ms: 60_000 }, task: {} };
     const taskId = taskIdOf(await call('erin', 'tools/call', long, ids[2]));
@@ -299,7 +301,7 @@ describe('attack matrix', () => {
   it.each(['*', 'zqprobe:{t}:*', 'zqprobe\\nx'])('Mcp-Session-Id %s answers 404 -32001', async (probe) => {
     const response = await call('alice', 'ping', undefined, probe);
     expect(response.status).toBe(404);
-    expect(response.json()).toEqual(SESSION_NOT_FOUND);
+    expect(response.json()).toEqual(sessionNotFound(1));
   });
 
   it('newline and ANSI escapes in arguments: the call succeeds, and logs stay one JSON object per line', async () => {
@@ -337,10 +339,8 @@ describe('attack matrix', () => {
     const response = await rawCall(stack.jwtUrl, sessions.alice as string, 'ping', undefined, auth(token));
     expect(response.status).toBe(401);
     expect(response.headers['www-authenticate']).toBe(jwtChallenge('invalid_token', description));
-    expect(response.json()).toEqual({
-      jsonrpc: '2.0',
-      error: { code: -32600, message: `Unauthorized: ${description.toLowerCase()}` },
-    });
+    const message = `Unauthorized: ${description.toLowerCase()}`;
+    expect(response.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message } });
   });
 
   it.each([
@@ -361,13 +361,8 @@ describe('attack matrix', () => {
       const response = await rawCall(leaky, sessionId as string, 'ping', undefined, extra);
       expect(response.status).toBe(400);
       expect(response.headers['www-authenticate']).toBe(expected);
-      expect(response.json()).toEqual({
-        jsonrpc: '2.0',
-        error: {
-          code: -32600,
-          message: 'Bad Request: send the access token in the Authorization header, never in the URL',
-        },
-      });
+      const message = 'Bad Request: send the access token in the Authorization header, never in the URL';
+      expect(response.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message } });
     }
   });
 

@@ -30,15 +30,15 @@ export const PROBES = [
   `zqprobe${'x'.repeat(10_000)}`,
 ];
 
-/** The body of every 404 for an unknown, ended, expired or foreign session. */
-export const SESSION_NOT_FOUND = {
-  jsonrpc: '2.0',
-  error: {
-    code: -32001,
-    message:
-      'Session not found: it ended, expired or never existed. Send a new initialize request without Mcp-Session-Id.',
-  },
-};
+/**
+ * The body of every 404 for an unknown, ended, expired or foreign session: `id` is the request's (a POST's
+ * body is read first), null for a GET or DELETE.
+ */
+export function sessionNotFound(id: number | null): Record<string, unknown> {
+  const message =
+    'Session not found: it ended, expired or never existed. Send a new initialize request without Mcp-Session-Id.';
+  return { jsonrpc: '2.0', id, error: { code: -32001, message } };
+}
 
 /** The JWT gateway's challenge for a refused token (RFC 6750 error and description, RFC 9728 metadata). */
 export function jwtChallenge(error: string, description: string): string {

@@ -38,16 +38,16 @@ import { AdminAuth } from './admin/admin-auth.js';
 import { buildApp } from './http/app.js';
 import { answerClientError } from './http/client-error.js';
 import type { Readiness } from './http/drain.js';
-import { LazyLogger } from './lazy-logger.js';
-import { RateLimits } from './limits/rate-limits.js';
-import { StreamQuota } from './limits/stream-quota.js';
-import { GatewayMetrics } from './metrics/gateway-metrics.js';
+import { ArgumentValidator } from './methods/argument-validator.js';
+import { GatewayMetrics } from './ops/gateway-metrics.js';
+import { LazyLogger } from './ops/lazy-logger.js';
+import { RateLimits } from './ops/rate-limits.js';
+import { StreamQuota } from './ops/stream-quota.js';
 import { type GatewayOptions, resolveGatewayOptions } from './options.js';
-import { ArgumentValidator } from './services/argument-validator.js';
-import type { GatewayServices } from './services/context.js';
+import { HeldStreams } from './streams/held-streams.js';
+import { StreamRegistry } from './streams/stream-registry.js';
 import { TaskWatcher } from './tasks/task-watcher.js';
-import { HeldStreams } from './transport/held-streams.js';
-import { StreamRegistry } from './transport/stream-registry.js';
+import type { GatewayServices } from './wire/services.js';
 
 /** Where a started gateway listens. */
 export interface GatewayAddress {

@@ -3,7 +3,7 @@ export type { AuthFailure, Caller } from './auth/caller.js';
 export { grantedScopes } from './auth/jwt-auth.js';
 export { PROTECTED_RESOURCE_WELL_KNOWN, resourceMetadataUrl } from './auth/protected-resource.js';
 export { createGateway, type Gateway, type GatewayAddress } from './gateway.js';
-export { operationOf, type RateLimitedData, rateLimited } from './limits/rate-limits.js';
+export { operationOf, type RateLimitedData, rateLimited } from './ops/rate-limits.js';
 export {
   type AuthOptions,
   type GatewayOptions,
@@ -15,4 +15,4 @@ export {
   type ResolvedGatewayOptions,
   resolveGatewayOptions,
 } from './options.js';
-export { SERVER_CAPABILITIES } from './rpc/initialize.js';
+export { SERVER_CAPABILITIES } from './wire/rev2025-11-25/initialize.js';

@@ -1,8 +1,8 @@
 import { EventLog, GatewayRegistry, Keys, noopLogger, TaskDelivery, TaskStore } from '@taskgate/core';
 import { useRedis } from '@taskgate/test-harness';
 import { describe, expect, it } from 'vitest';
-import { HeldStreams } from '../src/transport/held-streams.js';
-import { StreamRegistry } from '../src/transport/stream-registry.js';
+import { HeldStreams } from '../src/streams/held-streams.js';
+import { StreamRegistry } from '../src/streams/stream-registry.js';
 
 describe('HeldStreams', () => {
   const redis = useRedis();

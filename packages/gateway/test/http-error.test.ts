@@ -1,7 +1,7 @@
 import { ErrorCode } from '@taskgate/protocol';
 import { describe, expect, it } from 'vitest';
 import { AuthError } from '../src/auth/caller.js';
-import { HttpError } from '../src/errors/http-error.js';
+import { HttpError } from '../src/messages/http-error.js';
 
 describe('HTTP-level refusals', () => {
   it('carry a stable string code beside their status and JSON-RPC code', () => {

@@ -94,6 +94,7 @@ describe('JWT authentication (OAuth access tokens, JWKS)', () => {
     );
     expect(narrow.json()).toEqual({
       jsonrpc: '2.0',
+      id: null,
       error: { code: -32600, message: 'Forbidden: the access token lacks a required scope (tasks:run)' },
     });
 

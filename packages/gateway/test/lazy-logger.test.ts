@@ -1,6 +1,6 @@
 import type { Logger } from '@taskgate/core';
 import { describe, expect, it } from 'vitest';
-import { LazyLogger } from '../src/lazy-logger.js';
+import { LazyLogger } from '../src/ops/lazy-logger.js';
 
 /** A logger that records its entries and the children made of it, like pino's `child`. */
 function recorder(enabled: (level: string) => boolean = () => true) {

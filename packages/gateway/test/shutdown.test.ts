@@ -94,8 +94,10 @@ describe('gateway lifecycle', () => {
     const refused = await rawCall(stack.url, sessionId, 'ping');
     expect(refused.status).toBe(503);
     expect(refused.headers['retry-after']).toBe('3');
+    // Refused before its body is read: no request id to answer with.
     expect(refused.json()).toEqual({
       jsonrpc: '2.0',
+      id: null,
       error: {
         code: -32603,
         message:

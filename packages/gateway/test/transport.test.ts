@@ -48,7 +48,7 @@ describe('Streamable HTTP transport', () => {
       expect(response.status, body).toBe(400);
       const error = rpcError(response.json());
       expect(error.code).toBe(-32700);
-      expect(response.json()).not.toHaveProperty('id');
+      expect(response.json()).toHaveProperty('id', null);
     }
     const sessionId = await rawInitialize(url);
     expect((await rawCall(url, sessionId, 'ping')).json()).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
@@ -273,18 +273,21 @@ describe('Streamable HTTP transport', () => {
     const deep = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`;
     // The message is level 1: the path shown is the first 80 characters of the one to level 65.
     const shown = (path: string): string => `${path.padEnd(path.length + 200, '.a').slice(0, 80)}…`;
-    const bodies: Array<[string, string]> = [
-      [`{"jsonrpc":"2.0","id":"r-1","result":{"x":${deep}}}`, shown('result.x')],
+    // A response has no request id to answer with (null); the request's id is read before its depth is checked.
+    const bodies: Array<[string, string, string | number | null]> = [
+      [`{"jsonrpc":"2.0","id":"r-1","result":{"x":${deep}}}`, shown('result.x'), null],
       [
         `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":0,"x":${deep}},"task":{}}}`,
         shown('params.arguments.x'),
+        1,
       ],
     ];
-    for (const [body, at] of bodies) {
+    for (const [body, at, id] of bodies) {
       const response = await raw(url, { headers: postHeaders(sessionId), body });
       expect(response.status).toBe(400);
       expect(response.json()).toEqual({
         jsonrpc: '2.0',
+        id,
         error: { code: -32600, message: `Invalid Request: the body nests deeper than 64 levels (at ${at})` },
       });
     }
@@ -308,6 +311,7 @@ describe('Streamable HTTP transport', () => {
     expect(huge).toMatch(/^HTTP\/1\.1 431 /);
     expect(JSON.parse(huge.slice(huge.indexOf('\r\n\r\n') + 4))).toEqual({
       jsonrpc: '2.0',
+      id: null,
       error: { code: -32600, message: 'Request Header Fields Too Large: the request headers exceed the limit' },
     });
     // A HEAD gets the status and headers only.
@@ -318,6 +322,7 @@ describe('Streamable HTTP transport', () => {
     expect(broken).toMatch(/^HTTP\/1\.1 400 /);
     expect(JSON.parse(broken.slice(broken.indexOf('\r\n\r\n') + 4))).toEqual({
       jsonrpc: '2.0',
+      id: null,
       error: { code: -32600, message: 'Bad Request: the request is not valid HTTP/1.1' },
     });
     // The server goes on serving.

@@ -166,6 +166,7 @@ export {
   clientRequestParamsSchema,
   isClientRequestMethod,
   parseClientRequestParams,
+  parseUpdateTaskParams,
 } from './methods.js';
 export {
   type CancelledNotification,
@@ -325,6 +326,8 @@ export {
   type TaskStatusNotificationParams,
   TaskStatusNotificationParamsSchema,
   TaskStatusNotificationSchema,
+  type UpdateTaskRequestParams,
+  UpdateTaskRequestParamsSchema,
 } from './task-messages.js';
 export {
   type CallToolRequest,

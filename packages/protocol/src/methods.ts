@@ -20,6 +20,8 @@ import {
   GetTaskRequestSchema,
   ListTasksRequestSchema,
   TaskStatusNotificationSchema,
+  type UpdateTaskRequestParams,
+  UpdateTaskRequestParamsSchema,
 } from './task-messages.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from './tools.js';
 
@@ -113,4 +115,11 @@ export function parseClientRequestParams(method: string, params: unknown): unkno
   const parsed = schema.safeParse(params);
   if (parsed.success) return parsed.data;
   throw ProtocolError.invalidParams(`Invalid params for ${method}: ${describeIssues(parsed.error, 'params')}`);
+}
+
+/** Validates the params of `tasks/update` (revision 2026-07-28): -32602 naming the offending member. */
+export function parseUpdateTaskParams(params: unknown): UpdateTaskRequestParams {
+  const parsed = UpdateTaskRequestParamsSchema.safeParse(params);
+  if (parsed.success) return parsed.data;
+  throw ProtocolError.invalidParams(`Invalid params for tasks/update: ${describeIssues(parsed.error, 'params')}`);
 }

@@ -20,6 +20,16 @@ export const TaskIdRequestParamsSchema = BaseRequestParamsSchema.extend({
 /** Params naming one task. */
 export type TaskIdRequestParams = z.infer<typeof TaskIdRequestParamsSchema>;
 
+/**
+ * Params of `tasks/update` (revision 2026-07-28, tasks extension): the task, and the answers to its input
+ * requests by key (each checked against the request it answers).
+ */
+export const UpdateTaskRequestParamsSchema = TaskIdRequestParamsSchema.extend({
+  inputResponses: z.unknown().optional(),
+});
+/** Params of `tasks/update`. */
+export type UpdateTaskRequestParams = z.infer<typeof UpdateTaskRequestParamsSchema>;
+
 /** `tasks/get`: poll a task's state (GET-1). */
 export const GetTaskRequestSchema = z.object({
   method: z.literal('tasks/get'),

@@ -1,6 +1,6 @@
 import { ErrorCode } from '@taskgate/protocol';
 import type { Request } from 'express';
-import { HttpError } from '../errors/http-error.js';
+import { HttpError } from '../messages/http-error.js';
 
 /** Who a request comes from: a principal when auth is on, nobody in particular when it is off. */
 export interface Caller {

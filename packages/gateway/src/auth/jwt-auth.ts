@@ -1,7 +1,7 @@
 import { ErrorCode } from '@taskgate/protocol';
 import type { Request } from 'express';
 import { createLocalJWKSet, createRemoteJWKSet, type JWTPayload, errors as joseErrors, jwtVerify } from 'jose';
-import { HttpError } from '../errors/http-error.js';
+import { HttpError } from '../messages/http-error.js';
 import type { JwtAuthOptions } from '../options.js';
 import {
   AuthError,

@@ -5,16 +5,17 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import { createAuthenticator } from '../auth/auth.js';
 import { AuthError, type Caller } from '../auth/caller.js';
 import { PROTECTED_RESOURCE_WELL_KNOWN, protectedResourceHandler } from '../auth/protected-resource.js';
-import { HttpError, sendHttpError } from '../errors/http-error.js';
-import { streamLimitHttpError } from '../limits/stream-quota.js';
-import type { GatewayServices } from '../services/context.js';
-import { openGetStream } from '../sse/get-stream.js';
+import { HttpError, sendHttpError } from '../messages/http-error.js';
+import { streamLimitHttpError } from '../ops/stream-quota.js';
+import { traceMcpRequest } from '../ops/trace-request.js';
+import { openGetStream } from '../streams/get-stream.js';
+import { requestProtocolVersion } from '../wire/rev2025-11-25/protocol-version.js';
+import { requireSession } from '../wire/rev2025-11-25/session.js';
+import type { GatewayServices } from '../wire/services.js';
 import { drainGuard, type Readiness } from './drain.js';
-import { hostOriginGuard, requestProtocolVersion, requireAccept } from './guards.js';
+import { hostOriginGuard, requireAccept } from './guards.js';
 import { observeHttp } from './observe-http.js';
 import { postHandler } from './post.js';
-import { requireSession } from './session.js';
-import { traceMcpRequest } from './trace-request.js';
 
 type McpHandler = (req: Request, res: Response, caller: Caller, logger: Logger) => Promise<void>;
 

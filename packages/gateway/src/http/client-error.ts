@@ -15,8 +15,8 @@ function refusalOf(code: string | undefined): { status: number; message: string 
 
 /**
  * The server's `clientError` handler: a request Node's HTTP parser refuses (malformed framing, headers over
- * the limit, too slow) gets the same kind of answer as every other refusal, a JSON-RPC error without an id
- * (-32600) with its status, instead of Node's bare status line; then the connection closes.
+ * the limit, too slow) gets the same kind of answer as every other refusal, a JSON-RPC error with id `null`
+ * (-32600: no request could be read) with its status, instead of Node's bare status line; then the connection closes.
  */
 export function answerClientError(error: Error & { code?: string; rawPacket?: unknown }, socket: Duplex): void {
   if (!socket.writable || error.code === 'ECONNRESET') {
@@ -24,7 +24,7 @@ export function answerClientError(error: Error & { code?: string; rawPacket?: un
     return;
   }
   const { status, message } = refusalOf(error.code);
-  const body = JSON.stringify({ jsonrpc: '2.0', error: { code: ErrorCode.InvalidRequest, message } });
+  const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.InvalidRequest, message } });
   // The answer to a HEAD has no body (the client would read one as the next response).
   const head = Buffer.isBuffer(error.rawPacket) && error.rawPacket.subarray(0, 5).toString('latin1') === 'HEAD ';
   socket.end(

@@ -1,6 +1,6 @@
 import { ErrorCode } from '@taskgate/protocol';
 import type { NextFunction, Request, Response } from 'express';
-import { HttpError, sendHttpError } from '../errors/http-error.js';
+import { HttpError, sendHttpError } from '../messages/http-error.js';
 
 /** Whether the process should receive traffic: `draining` from the moment shutdown starts. */
 export interface Readiness {

@@ -1,10 +1,7 @@
-import { ErrorCode, isSupportedProtocolVersion } from '@taskgate/protocol';
+import { ErrorCode } from '@taskgate/protocol';
 import type { NextFunction, Request, Response } from 'express';
-import { HttpError, sendHttpError } from '../errors/http-error.js';
+import { HttpError, sendHttpError } from '../messages/http-error.js';
 import { LOOPBACK_HOSTS, type ResolvedGatewayOptions } from '../options.js';
-
-/** The protocol revision to assume when a request carries no MCP-Protocol-Version header (transport spec). */
-export const DEFAULT_HEADER_PROTOCOL_VERSION = '2025-03-26';
 
 /** The host name of a Host header: `[::1]:3000` → `[::1]`, `Example.com:80` → `example.com`. */
 export function hostName(host: string): string {
@@ -82,17 +79,6 @@ export function requireJsonContentType(req: Request): void {
   if (type !== 'application/json') {
     throw new HttpError(415, ErrorCode.InvalidRequest, 'Unsupported Media Type: Content-Type must be application/json');
   }
-}
-
-/** The MCP-Protocol-Version of a request after initialize: 400 when unsupported, the default when absent. */
-export function requestProtocolVersion(req: Request): string {
-  const header = req.headers['mcp-protocol-version'];
-  if (header === undefined) return DEFAULT_HEADER_PROTOCOL_VERSION;
-  const version = Array.isArray(header) ? header[0] : header;
-  if (version === undefined || !isSupportedProtocolVersion(version)) {
-    throw HttpError.badRequest(`Bad Request: unsupported MCP-Protocol-Version '${String(version)}'`);
-  }
-  return version;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { PROTECTED_RESOURCE_WELL_KNOWN } from '../auth/protected-resource.js';
-import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
+import type { GatewayMetrics } from '../ops/gateway-metrics.js';
 
 const FIXED_ROUTES: Readonly<Record<string, string>> = {
   '/healthz': 'healthz',

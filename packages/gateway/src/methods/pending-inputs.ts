@@ -1,0 +1,77 @@
+import type { InputRequests, StoredTask, TaskOutbox } from '@taskgate/core';
+import { ProtocolError, RELATED_TASK_META_KEY } from '@taskgate/protocol';
+
+/** What reading and answering a task's input requests uses. */
+export interface InputServices {
+  readonly outbox: TaskOutbox;
+  readonly inputs: InputRequests;
+}
+
+/** An input request as a revision without relayed requests shows it: the server-to-client request, by key. */
+export type InputRequestsView = Record<string, { method: string; params: Record<string, unknown> }>;
+
+/** A pending input request of a task: its request id (where the answer goes) and what the client sees. */
+interface PendingInput {
+  readonly requestId: string;
+  readonly request: { method: string; params: Record<string, unknown> };
+}
+
+/**
+ * The task's input requests still waiting for an answer, by key (the tool's key, else the request id), from
+ * its outbox. The related-task `_meta` of relayed requests is left out: the task id is the request's context.
+ */
+async function pending(services: InputServices, taskId: string): Promise<Map<string, PendingInput>> {
+  const entries = await services.outbox.range(taskId, '-', '+');
+  const byId = new Map<string, { key: string; request: PendingInput['request'] }>();
+  for (const { message } of entries) {
+    if (message.type !== 'request') continue;
+    const { [RELATED_TASK_META_KEY]: _related, ...meta } = (message.params._meta ?? {}) as Record<string, unknown>;
+    const { _meta: _sent, ...rest } = message.params;
+    const params = Object.keys(meta).length === 0 ? rest : { ...rest, _meta: meta };
+    byId.set(message.requestId, { key: message.key ?? message.requestId, request: { method: message.method, params } });
+  }
+  const open = await services.inputs.unanswered(taskId, [...byId.keys()]);
+  const byKey = new Map<string, PendingInput>();
+  for (const requestId of open) {
+    const found = byId.get(requestId);
+    if (found !== undefined) byKey.set(found.key, { requestId, request: found.request });
+  }
+  return byKey;
+}
+
+/** The task's pending input requests, by key. */
+export async function pendingInputs(services: InputServices, taskId: string): Promise<InputRequestsView> {
+  const view: InputRequestsView = {};
+  for (const [key, { request }] of await pending(services, taskId)) view[key] = request;
+  return view;
+}
+
+/**
+ * Records the answers of `inputResponses` to the task's pending requests, by key. Keys that name no pending
+ * request of the task (unknown, answered before) are ignored. -32602 names an answer that is not an object.
+ */
+export async function answerInputs(services: InputServices, task: StoredTask, responses: unknown): Promise<number> {
+  if (responses === undefined) return 0;
+  if (typeof responses !== 'object' || responses === null || Array.isArray(responses)) {
+    throw ProtocolError.invalidParams('Invalid params: params.inputResponses must be an object of answers by key');
+  }
+  const entries = Object.entries(responses as Record<string, unknown>);
+  const open = await pending(services, task.taskId);
+  for (const [key, value] of entries) {
+    if (open.has(key) && (typeof value !== 'object' || value === null || Array.isArray(value))) {
+      throw ProtocolError.invalidParams(
+        `Invalid params: params.inputResponses["${key.slice(0, 64)}"] must be an object`,
+      );
+    }
+  }
+  let answered = 0;
+  for (const [key, value] of entries) {
+    const input = open.get(key);
+    if (input === undefined) continue;
+    const outcome = await services.inputs.answer(input.requestId, task.ownerId, {
+      result: value as Record<string, unknown>,
+    });
+    if (outcome === 'ok') answered++;
+  }
+  return answered;
+}

@@ -1,0 +1,37 @@
+import type { ListCursorCodec, ToolCatalog } from '@taskgate/core';
+import type { ClientRequestParams } from '@taskgate/protocol';
+import { catalogPage } from './catalog-page.js';
+import type { Call, Outcome } from './context.js';
+
+/** What `tools/list` uses. */
+export interface ToolsListServices {
+  readonly catalog: ToolCatalog;
+  readonly toolCursors: ListCursorCodec;
+  readonly options: { readonly toolsPageSize: number };
+}
+
+/**
+ * `tools/list`: the live catalog entries, sorted by name, a page at a time (TOOL-1: each carries its
+ * `execution.taskSupport`). Cursors are signed keyset positions, so any gateway continues any listing.
+ */
+export async function toolsList(
+  ctx: Call<ToolsListServices>,
+  params: ClientRequestParams<'tools/list'>,
+): Promise<Outcome> {
+  const { catalog, toolCursors, options } = ctx.services;
+  const page = catalogPage(
+    toolCursors,
+    'tools/list',
+    await catalog.list(),
+    (entry) => entry.tool.name,
+    options.toolsPageSize,
+    params?.cursor,
+  );
+  return {
+    kind: 'result',
+    result: {
+      tools: page.items.map((entry) => entry.tool),
+      ...(page.nextCursor !== undefined && { nextCursor: page.nextCursor }),
+    },
+  };
+}

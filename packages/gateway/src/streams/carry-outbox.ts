@@ -1,0 +1,238 @@
+import { type EventBus, errorMessage, type OutboxEntry, type StoredTask } from '@taskgate/core';
+import { type OutboxRendering, outboxMessage } from '../messages/outbox-messages.js';
+import { HELD_LEASE_MS } from './connect-stream.js';
+import type { LoggedStream } from './logged-stream.js';
+import { OutboxRelay } from './outbox-relay.js';
+import type { SessionContext } from './stream-context.js';
+
+/** A stream's hold on a task's outbox. */
+export interface OutboxCarrier {
+  /**
+   * Delivers everything appended so far, if this stream carries the task (call it once the task is terminal).
+   * `announced`: the end was learnt from the task channel, after every arrival announced before it, so an
+   * outbox that had no arrival is not looked at again (unless the subscriber reconnected meanwhile).
+   */
+  drain(announced?: boolean): Promise<void>;
+}
+
+/**
+ * Makes `stream` the carrier of the task's outbox while it is open: it claims the task's carrier lease
+ * ("a tasks/result stream is open for this task", visible to every pod) and refreshes it at heartbeats, or
+ * keeps trying while another stream holds it; relays the outbox on every announcement; and gives the lease
+ * up when the connection ends, which hands what is left to the session's GET stream (INP-5).
+ *
+ * A tasks/result stream that becomes the carrier first re-sends the task's pending input requests whose
+ * stream is gone (`resend`, INP-3): delivered at least once, whatever happened to earlier streams.
+ *
+ * Most tasks never put anything in their outbox: one EXISTS when the lease is claimed tells, and until an
+ * arrival is announced the stream reads nothing more (no relay cursor, no range, no session log level).
+ */
+export async function carryOutbox(
+  ctx: SessionContext,
+  stream: LoggedStream,
+  task: StoredTask,
+  kind: 'result' | 'direct',
+): Promise<OutboxCarrier> {
+  const carrier = new Carrier(ctx, stream, task, kind);
+  await carrier.start();
+  return carrier;
+}
+
+/** The open carriers of each event bus: one reconnect hook per bus for all of them, not one each. */
+const carriers = new WeakMap<EventBus, Set<Carrier>>();
+
+function carriersOf(bus: EventBus): Set<Carrier> {
+  let set = carriers.get(bus);
+  if (set === undefined) {
+    const all = new Set<Carrier>();
+    bus.onReconnect(() => {
+      for (const carrier of [...all]) carrier.reconnected();
+    });
+    carriers.set(bus, all);
+    set = all;
+  }
+  return set;
+}
+
+/** One stream's hold on one task's outbox (see `carryOutbox`). */
+class Carrier implements OutboxCarrier {
+  readonly #ctx: SessionContext;
+  readonly #stream: LoggedStream;
+  readonly #task: StoredTask;
+  readonly #kind: 'result' | 'direct';
+  /** Created at the first entry to relay. */
+  #relay: OutboxRelay | undefined;
+  #carrying = false;
+  #claiming: Promise<boolean> | undefined;
+  /** The outbox is known to hold entries (it never shrinks while the task lives). */
+  #nonEmpty = false;
+  #unsubscribe: (() => Promise<void>) | undefined;
+  #closed = false;
+  /** The subscriber reconnected while this stream was open: announcements may have been lost. */
+  #reconnected = false;
+
+  constructor(ctx: SessionContext, stream: LoggedStream, task: StoredTask, kind: 'result' | 'direct') {
+    this.#ctx = ctx;
+    this.#stream = stream;
+    this.#task = task;
+    this.#kind = kind;
+  }
+
+  /** An arrival was announced on the task's outbox channel. */
+  readonly #announced = (): void => {
+    this.#nonEmpty = true;
+    this.#run(false);
+  };
+
+  /** The subscriber reconnected: announcements may have been lost meanwhile. */
+  reconnected(): void {
+    this.#reconnected = true;
+    this.#run(true);
+  }
+
+  async start(): Promise<void> {
+    const { services } = this.#ctx;
+    // Subscribed before the first pass, so no announcement between the two is lost.
+    this.#unsubscribe = await services.bus.onOutboxArrival(this.#task.taskId, this.#announced);
+    carriersOf(services.bus).add(this);
+    this.#stream.onClose(() => this.#close());
+    this.#stream.refreshConnectionWith(() => this.#refresh());
+    this.#stream.onHeartbeat(() => this.#heartbeat());
+    // The connection may have ended while we subscribed, its clean-ups run already.
+    if (!this.#stream.isOpen) return this.#close();
+    await this.#pump(false);
+  }
+
+  drain(announced = false): Promise<void> {
+    return this.#pump(!announced || this.#reconnected);
+  }
+
+  #run(recheck: boolean): void {
+    this.#pump(recheck).catch((error: unknown) =>
+      this.#ctx.logger.warn({ taskId: this.#task.taskId, err: errorMessage(error) }, 'outbox relay failed'),
+    );
+  }
+
+  /**
+   * Claims the lease if need be, then relays what the outbox holds after the cursor. `recheck`: look at the
+   * outbox again even though it was empty (after a reconnect, or for the final drain).
+   */
+  async #pump(recheck: boolean): Promise<void> {
+    if (!this.#stream.isOpen) return;
+    if (!this.#carrying) {
+      if (!(await this.#claim())) return;
+    } else if (recheck && !this.#nonEmpty) {
+      await this.#lookAtOutbox();
+    }
+    if (!this.#nonEmpty) return;
+    this.#relay ??= new OutboxRelay(this.#ctx.services.outbox, this.#ctx.services.delivery, this.#stream, {
+      taskId: this.#task.taskId,
+      mode: 'carrier',
+      expiresAt: this.#task.createdAt + this.#task.ttl,
+      rendering: (entries) => this.#rendering(entries),
+    });
+    if ((await this.#relay.pump()) === 'not_carrier') this.#carrying = false;
+  }
+
+  #claim(): Promise<boolean> {
+    this.#claiming ??= this.#claimNow().finally(() => {
+      this.#claiming = undefined;
+    });
+    return this.#claiming;
+  }
+
+  async #claimNow(): Promise<boolean> {
+    const { services } = this.#ctx;
+    const { taskId } = this.#task;
+    const result = await services.delivery.claim(
+      taskId,
+      this.#stream.streamId,
+      this.#stream.connectionId,
+      HELD_LEASE_MS,
+    );
+    if (result !== 'ok') return false;
+    if (!this.#nonEmpty) await this.#lookAtOutbox();
+    if (this.#kind === 'result' && this.#nonEmpty) {
+      await resendOrphans(this.#ctx, this.#stream, taskId, (entries) => this.#rendering(entries));
+    }
+    this.#carrying = true;
+    return true;
+  }
+
+  async #lookAtOutbox(): Promise<void> {
+    const { services } = this.#ctx;
+    if (await services.outbox.hasEntries(this.#task.taskId)) this.#nonEmpty = true;
+  }
+
+  /**
+   * How this stream renders the task's `entries`: the session's log level is read at every pass that has a
+   * log message to filter (it may change), and only then.
+   */
+  async #rendering(entries: readonly OutboxEntry[]): Promise<OutboxRendering> {
+    const { services, session } = this.#ctx;
+    const logs = entries.some((entry) => entry.message.type === 'log');
+    const logLevel = logs ? await services.sessions.logLevel(session.sessionId) : undefined;
+    const { progressToken, taskId } = this.#task;
+    return {
+      ...(progressToken !== undefined && { progressToken }),
+      ...(logLevel !== undefined && { logLevel }),
+      ...(this.#kind === 'result' && { relatedTaskId: taskId }),
+    };
+  }
+
+  /**
+   * At a heartbeat, while carrying: extends the carrier lease and the stream's connection lease in one
+   * script. Resolves to whether the connection still holds the stream; undefined when not carrying.
+   */
+  async #refresh(): Promise<boolean | undefined> {
+    if (!this.#carrying) return undefined;
+    const { services } = this.#ctx;
+    const { streamId, connectionId } = this.#stream;
+    const refreshed = await services.delivery.refresh(this.#task.taskId, streamId, connectionId, HELD_LEASE_MS);
+    if (refreshed === 'fenced') return false;
+    if (refreshed !== 'ok') this.#carrying = false;
+    return true;
+  }
+
+  /** At a heartbeat, while not carrying: tries to become the carrier again. */
+  async #heartbeat(): Promise<void> {
+    if (!this.#carrying) this.#run(false);
+  }
+
+  async #close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    carriersOf(this.#ctx.services.bus).delete(this);
+    await this.#unsubscribe?.();
+    // A stream that finished gave the lease up with its last event.
+    if (this.#carrying && !this.#stream.released) {
+      await this.#ctx.services.delivery.release(this.#task.taskId, this.#stream.streamId, this.#stream.connectionId);
+    }
+  }
+}
+
+/**
+ * Sends the task's unanswered input requests again whose stream is gone (no connection carries it, and it
+ * is not this stream): at least once, whatever happened to the stream that took them first.
+ */
+export async function resendOrphans(
+  ctx: SessionContext,
+  stream: LoggedStream,
+  taskId: string,
+  rendering: (entries: readonly OutboxEntry[]) => Promise<OutboxRendering>,
+): Promise<void> {
+  const { services } = ctx;
+  const cursor = await services.delivery.cursor(taskId);
+  if (cursor === '0-0') return;
+  const sent = await services.outbox.range(taskId, '-', cursor);
+  const orphans = await services.delivery.orphanedRequests(taskId, stream.streamId, sent);
+  if (orphans.length === 0) return;
+  const render = await rendering(orphans);
+  for (const entry of orphans) {
+    const message = outboxMessage(entry, render);
+    if (message === undefined || entry.message.type !== 'request') continue;
+    if (!(await stream.emit(message))) return;
+    await services.delivery.recordSent(taskId, entry.message.requestId, stream.streamId);
+    ctx.logger.debug({ taskId, requestId: entry.message.requestId }, 'input request sent again');
+  }
+}

@@ -1,0 +1,49 @@
+import type {
+  DirectCalls,
+  EventBus,
+  EventLog,
+  Logger,
+  ResourceSubscriptions,
+  SessionFeed,
+  SessionRecord,
+  SessionStore,
+  TaskDelivery,
+  TaskOutbox,
+} from '@taskgate/core';
+import type { ResolvedGatewayOptions } from '../options.js';
+import type { AbandonServices } from '../tasks/cancel-call.js';
+import type { TaskWatcher } from '../tasks/task-watcher.js';
+import type { HeldStreams } from './held-streams.js';
+import type { StreamRegistry } from './stream-registry.js';
+
+/** What the SSE streams use: the records they relay, their event logs and leases, and this process's streams. */
+export interface StreamServices extends AbandonServices {
+  readonly options: ResolvedGatewayOptions;
+  /** The sessions' open direct calls, by JSON-RPC request id. */
+  readonly calls: DirectCalls;
+  readonly sessions: SessionStore;
+  /** Sessions' resource subscriptions (relayed on their GET streams). */
+  readonly subscriptions: ResourceSubscriptions;
+  readonly bus: EventBus;
+  readonly outbox: TaskOutbox;
+  readonly watcher: TaskWatcher;
+  /** SSE event logs and their connection leases (resumable streams). */
+  readonly events: EventLog;
+  /** Which stream carries each task's outbox, and how far it went out. */
+  readonly delivery: TaskDelivery;
+  /** The sessions' feeds that GET streams relay. */
+  readonly feed: SessionFeed;
+  readonly streams: StreamRegistry;
+  /** This process's beat, and the leases of its task streams (released by another process if it dies). */
+  readonly held: HeldStreams;
+}
+
+/** A stream of an established session, for an authenticated caller. */
+export interface SessionContext {
+  readonly services: StreamServices;
+  readonly session: SessionRecord;
+  /** Owner of the tasks the stream carries: the principal, or the session id when auth is off. */
+  readonly owner: string;
+  readonly principal?: string;
+  readonly logger: Logger;
+}

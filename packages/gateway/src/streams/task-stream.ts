@@ -1,0 +1,171 @@
+import type { ServerResponse } from 'node:http';
+import {
+  errorMessage,
+  isRedisUnavailable,
+  Keys,
+  type Logger,
+  type SessionRecord,
+  type StoredTask,
+  taskExpired,
+} from '@taskgate/core';
+import { type RequestId, toJsonRpcError } from '@taskgate/protocol';
+import { errorResponse, resultMessage } from '../messages/json-rpc.js';
+import { cancelUnlessResumed } from '../tasks/cancel-call.js';
+import { auditRetrieval, directCallOutcome, terminalOutcome } from '../tasks/task-outcome.js';
+import type { WatchOutcome } from '../tasks/task-watcher.js';
+import { carryOutbox } from './carry-outbox.js';
+import { HELD_LEASE_MS, openTaskConnection } from './connect-stream.js';
+import { type LoggedStream, newStreamIds } from './logged-stream.js';
+import type { SessionContext } from './stream-context.js';
+
+/** The request a task stream answers: `tasks/result` of a task, or a direct (non-task) `tools/call`. */
+export interface TaskStreamTarget {
+  readonly kind: 'result' | 'direct';
+  readonly taskId: string;
+  readonly rpcId: RequestId;
+  /** The task as the request's handler read it (its fixed fields: ttl, progress token), so it is not read again. */
+  readonly task?: StoredTask;
+}
+
+/** Whether the client understands priming events (empty data): protocol 2025-11-25 and later, as in the SDK. */
+export function understandsPriming(session: SessionRecord): boolean {
+  return session.protocolVersion >= '2025-11-25';
+}
+
+/**
+ * Answers a POST with a new resumable SSE stream for `target`: its state in Redis, primed with an event id
+ * and the `retry` field (transport spec), then run until the response is out or the client goes away.
+ */
+export async function openTaskStream(
+  ctx: SessionContext,
+  res: ServerResponse,
+  target: TaskStreamTarget,
+): Promise<void> {
+  const { services } = ctx;
+  const ids = newStreamIds(ctx.session.sessionId);
+  const state = {
+    streamId: ids.streamId,
+    kind: target.kind,
+    session: Keys.digest(ctx.session.sessionId),
+    taskId: target.taskId,
+    rpcId: target.rpcId,
+  };
+  // Recorded under this process before it takes the leases: if it dies, another one releases them.
+  const held = { streamId: ids.streamId, connectionId: ids.connectionId, taskId: target.taskId };
+  await services.held.hold(held);
+  await services.events.create(state, ids.connectionId, HELD_LEASE_MS);
+  const stream = openTaskConnection(services, res, ids, target.kind, ctx.logger, understandsPriming(ctx.session));
+  services.held.dropWhenClosed(held, stream.closed());
+  return runTaskStream(ctx, stream, target);
+}
+
+/**
+ * Runs a tasks/result or direct-call stream on this connection, fresh or resumed: carries the task's outbox
+ * while it holds the task's carrier lease (messages with the original progressToken, PRG-1, and for tasks
+ * the related-task `_meta`, INP-2), waits for the task to be terminal (RES-2), then logs and writes the
+ * response and marks the stream done. A client that goes away leaves a task running (RES-5); a direct call
+ * is cancelled unless its stream is resumed, on any pod, within the grace period.
+ */
+export async function runTaskStream(
+  ctx: SessionContext,
+  stream: LoggedStream,
+  target: TaskStreamTarget,
+): Promise<void> {
+  const { services } = ctx;
+  try {
+    const record = target.task ?? (await services.tasks.read(target.taskId));
+    // The task's channel and its outbox's are subscribed together; the outcome is acted on once the outbox is carried.
+    const watching = services.watcher.untilTerminal(target.taskId, { signal: stream.signal });
+    const carrier = record === undefined ? undefined : await carryOutbox(ctx, stream, record, target.kind);
+    const waited = await watching;
+    if (waited.kind === 'aborted') {
+      if (target.kind === 'direct' && record !== undefined && !stream.sse.endedByServer) {
+        cancelUnlessResumed(services, record, stream.streamId, streamLogger(ctx, stream, target));
+      }
+      return;
+    }
+    // A terminal task's outcome does not change: it is read along with the final drain (one round trip).
+    const outcome =
+      target.kind === 'result' && waited.kind === 'terminal'
+        ? services.tasks.outcome(ctx.owner, target.taskId, true)
+        : undefined;
+    outcome?.catch(() => {});
+    await carrier?.drain(waited.kind === 'terminal' && waited.announced === true);
+    await (target.kind === 'result'
+      ? finishResult(ctx, stream, target, waited, outcome)
+      : finishDirect(ctx, stream, target, waited));
+  } catch (error) {
+    if (isRedisUnavailable(error)) {
+      // Redis did not answer: the stream ends undone, so the client resumes it (Last-Event-ID) and gets every
+      // event it missed once Redis answers again, instead of an error that would end its wait for the result.
+      streamLogger(ctx, stream, target).warn(
+        { err: errorMessage(error) },
+        'task stream interrupted: Redis does not answer',
+      );
+      stream.end(services.options.sseRetryMs);
+      return;
+    }
+    streamLogger(ctx, stream, target).error({ err: errorMessage(error) }, 'task stream failed');
+    await stream.emit(errorResponse(target.rpcId, toJsonRpcError(error)), { done: '1' }).catch(() => false);
+  } finally {
+    stream.end();
+  }
+}
+
+/** The stream's logger, made when something is to be logged (most streams log nothing). */
+function streamLogger(ctx: SessionContext, stream: LoggedStream, target: TaskStreamTarget): Logger {
+  return ctx.logger.child({ taskId: target.taskId, stream: stream.streamId });
+}
+
+/**
+ * tasks/result: the exact stored outcome with the related-task `_meta` (RES-1, RES-3), or its error; `read` is
+ * the outcome's read when it was started already.
+ */
+async function finishResult(
+  ctx: SessionContext,
+  stream: LoggedStream,
+  target: TaskStreamTarget,
+  waited: Exclude<WatchOutcome, { kind: 'aborted' }>,
+  read?: ReturnType<SessionContext['services']['tasks']['outcome']>,
+): Promise<void> {
+  let message: Record<string, unknown>;
+  try {
+    if (waited.kind === 'gone') throw taskExpired();
+    // Batched: the waiters a burst of finished tasks wakes together read their outcomes in one pipeline.
+    const { task, outcome } = await (read ?? ctx.services.tasks.outcome(ctx.owner, target.taskId, true));
+    auditRetrieval(ctx.logger, task);
+    message = resultMessage(target.rpcId, terminalOutcome(task, outcome));
+  } catch (error) {
+    message = errorResponse(target.rpcId, toJsonRpcError(error));
+  }
+  await stream.finish(target.taskId, message, { done: '1' });
+}
+
+/** A direct call: its result or error; nothing when the client cancelled it (notifications/cancelled). */
+async function finishDirect(
+  ctx: SessionContext,
+  stream: LoggedStream,
+  target: TaskStreamTarget,
+  waited: Exclude<WatchOutcome, { kind: 'aborted' }>,
+): Promise<void> {
+  const { services } = ctx;
+  const { sessionId } = ctx.session;
+  // notifications/cancelled closes the call: a cancelled request gets no response.
+  const byClient =
+    waited.kind === 'terminal' &&
+    waited.task.status === 'cancelled' &&
+    !(await services.calls.isOpen(sessionId, target.rpcId));
+  if (byClient) {
+    await stream.finish(target.taskId, undefined, { done: '1' });
+  } else {
+    const task = waited.kind === 'terminal' ? waited.task : undefined;
+    await stream.finish(
+      target.taskId,
+      await directCallOutcome({ tasks: ctx.services.tasks, owner: ctx.owner }, target.rpcId, target.taskId, task),
+      {
+        done: '1',
+      },
+    );
+  }
+  await services.calls.close(sessionId, target.rpcId).catch(() => undefined);
+}

@@ -1,0 +1,162 @@
+import { Keys, type StoredTask } from '@taskgate/core';
+import {
+  isTerminalStatus,
+  LoggingLevelSchema,
+  type ProgressToken,
+  ProtocolError,
+  parseClientRequestParams,
+} from '@taskgate/protocol';
+import { answerInputs, type InputRequestsView, pendingInputs } from '../../methods/pending-inputs.js';
+import { toolsCall } from '../../methods/tools-call.js';
+import { removeWaitingJob } from '../../tasks/cancel-call.js';
+import { declaresTasks, inputResponsesOf, requestStates, type StatelessContext } from './context.js';
+import { CallNotices } from './notices.js';
+import { checkParamHeaders } from './param-headers.js';
+import { createTaskResult } from './task-view.js';
+
+/** How long a `requestState` stays valid: the input a round asks for must come back within it. */
+const REQUEST_STATE_TTL_MS = 10 * 60_000;
+
+/**
+ * `tools/call` on revision 2026-07-28. The server decides task-ness per tool: with the tasks extension
+ * declared, a tool whose `taskSupport` allows it becomes a task (flat `CreateTaskResult`); everything else runs
+ * as a call whose answer waits here. A call that needs input answers `input_required` with the pending
+ * requests and a signed `requestState`; the next round brings `inputResponses` and the state, and the same
+ * call goes on. The round's fields are lifted off the params before the protocol schema reads them; a legacy
+ * `task` param is tolerated and changes nothing.
+ */
+export async function statelessToolsCall(
+  ctx: StatelessContext,
+  raw: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<Record<string, unknown>> {
+  const { inputResponses: _responses, requestState, ...rest } = raw;
+  const responses = inputResponsesOf(raw);
+  const params = parseClientRequestParams('tools/call', rest);
+  let resume: string | undefined;
+  if (requestState !== undefined) {
+    const owner = ctx.anonymous ? undefined : Keys.ownerId(ctx.owner);
+    const state = requestStates(ctx).decode(requestState, owner, params.name);
+    if (state.taskId === undefined) {
+      throw ProtocolError.invalidParams('Invalid params: requestState belongs to another request');
+    }
+    resume = state.taskId;
+  }
+  const outcome = await toolsCall(ctx, {
+    name: params.name,
+    arguments: params.arguments ?? {},
+    ...(params._meta?.progressToken !== undefined && { progressToken: params._meta.progressToken }),
+    task: declaresTasks(ctx) ? { kind: 'extension' } : { kind: 'no-extension' },
+    ...(resume !== undefined && { resume }),
+    checkEnvelope: (inputSchema, args) => checkParamHeaders(inputSchema, args, ctx.params),
+  });
+  switch (outcome.kind) {
+    case 'task':
+      return createTaskResult(outcome.task);
+    case 'call':
+      return awaitCall(ctx, params.name, outcome.task, signal, responses);
+    default:
+      if (outcome.kind !== 'result') throw new Error(`tools/call answered ${outcome.kind}`);
+      return { ...outcome.result, resultType: 'complete' };
+  }
+}
+
+/** Waits for a call to finish or to need input, and answers its result, its error or `input_required`. */
+async function awaitCall(
+  ctx: StatelessContext,
+  tool: string,
+  record: StoredTask,
+  signal: AbortSignal,
+  responses: Record<string, unknown> | undefined,
+): Promise<Record<string, unknown>> {
+  // The answers this round brought go to the requests of the call that wait under their keys, also to those
+  // it asks only now (a round may bring an answer before the question: input requests are keyed by the tool).
+  const unused = new Map(Object.entries(responses ?? {}));
+  const notices = noticesOf(ctx, record);
+  let settled = await settle(ctx, record.taskId, signal, notices);
+  while (settled !== 'aborted' && 'inputs' in settled) {
+    const now = Object.keys(settled.inputs).filter((key) => unused.has(key));
+    if (now.length === 0) break;
+    await answerInputs(ctx.services, record, Object.fromEntries(now.map((key) => [key, unused.get(key)])));
+    for (const key of now) unused.delete(key);
+    // A task whose input arrived goes on as a task: this round answers CreateTaskResult.
+    if (record.kind === 'task') return createTaskResult((await ctx.services.tasks.read(record.taskId)) ?? record);
+    settled = await settle(ctx, record.taskId, signal, notices);
+  }
+  if (settled === 'aborted') {
+    // A call nobody waits for any more is cancelled; a task runs on (its id is in the last round's state).
+    if (record.kind === 'direct') {
+      await ctx.services.tasks.cancelAsBroker(record, 'The client went away').catch(() => {});
+      await removeWaitingJob(ctx.services, tool, record.taskId, ctx).catch(() => {});
+    }
+    throw ProtocolError.internal('The request was aborted');
+  }
+  if ('inputs' in settled) {
+    const requestState = requestStates(ctx).encode({
+      taskId: record.taskId,
+      ownerId: record.ownerId,
+      tool,
+      expiresAt: Date.now() + REQUEST_STATE_TTL_MS,
+    });
+    return { resultType: 'input_required', inputRequests: settled.inputs, requestState };
+  }
+  if (settled.task.kind === 'task') return createTaskResult(settled.task);
+  await notices.drain(record.taskId);
+  const { outcome } = await ctx.services.tasks.readWithOutcome(record.taskId);
+  if (outcome !== undefined && 'result' in outcome) return { ...outcome.result, resultType: 'complete' };
+  if (outcome !== undefined) throw new ProtocolError(outcome.error.code, outcome.error.message, outcome.error.data);
+  const why = settled.task.statusMessage === undefined ? '' : `: ${settled.task.statusMessage}`;
+  throw ProtocolError.internal(`The call ${settled.task.status === 'cancelled' ? 'was cancelled' : 'ended'}${why}`);
+}
+
+/** What of the call's outbox this request gets: progress for its token, log messages at its `_meta` logLevel. */
+function noticesOf(ctx: StatelessContext, record: StoredTask): CallNotices {
+  const token = record.progressToken as ProgressToken | undefined;
+  const level = LoggingLevelSchema.safeParse(ctx.meta.logLevel);
+  return new CallNotices(ctx.answer, token, level.success ? level.data : undefined);
+}
+
+type Settled = { readonly task: StoredTask } | { readonly task: StoredTask; readonly inputs: InputRequestsView };
+
+/** Until the record is terminal, or waits for input it has asked for; woken by its channel, re-read on a timer. */
+async function settle(
+  ctx: StatelessContext,
+  taskId: string,
+  signal: AbortSignal,
+  notices: CallNotices,
+): Promise<Settled | 'aborted'> {
+  let wake: () => void = () => {};
+  const unsubscribes = await Promise.all([
+    ctx.services.bus.onTaskChange(taskId, () => wake()),
+    ...(notices.wanted ? [ctx.services.bus.onOutboxArrival(taskId, () => wake())] : []),
+  ]);
+  let asked = 0;
+  try {
+    for (;;) {
+      if (signal.aborted) return 'aborted';
+      await notices.drain(taskId);
+      const task = await ctx.services.tasks.read(taskId);
+      if (task === undefined) throw ProtocolError.internal('The call expired before it finished');
+      if (isTerminalStatus(task.status)) return { task };
+      if (task.status === 'input_required') {
+        // A tool may ask several things at once: the round goes out once no new request came for a moment.
+        const inputs = await pendingInputs(ctx.services, taskId);
+        const count = Object.keys(inputs).length;
+        if (count > 0 && count === asked) return { task, inputs };
+        asked = count;
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, task.status === 'input_required' ? (asked > 0 ? 30 : 100) : 1000);
+        function done(): void {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', done);
+          resolve();
+        }
+        wake = done;
+        signal.addEventListener('abort', done, { once: true });
+      });
+    }
+  } finally {
+    await Promise.all(unsubscribes.map((unsubscribe) => unsubscribe().catch(() => {})));
+  }
+}

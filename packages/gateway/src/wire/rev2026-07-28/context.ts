@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import { ProtocolError, TASKS_EXTENSION } from '@taskgate/protocol';
+import type { Call } from '../../methods/context.js';
+import type { GatewayServices } from '../services.js';
+import type { StatelessMeta } from './envelope.js';
+import type { StatelessAnswer } from './notices.js';
+import { RequestStateCodec } from './request-state.js';
+
+/** One stateless request: a Call whose "session" is what the request's `_meta` declares. */
+export interface StatelessContext extends Call<GatewayServices> {
+  readonly meta: StatelessMeta;
+  /** True when auth is off: tasks are bound to their unguessable id only, not to an owner. */
+  readonly anonymous: boolean;
+  /** Where the answer goes: JSON, or a stream once a notification went out. */
+  readonly answer: StatelessAnswer;
+  /** The request's `Mcp-Param-*` headers by lower-case name (SEP-2243). */
+  readonly params: ReadonlyMap<string, string>;
+}
+
+/** The owner of what an unauthenticated stateless request creates: a fresh random one, so nothing is shared. */
+export function anonymousOwner(): string {
+  return `stateless.${randomBytes(18).toString('base64url')}`;
+}
+
+const codecs = new WeakMap<object, RequestStateCodec>();
+
+/** The request-state codec of a gateway (one per services object). */
+export function requestStates(ctx: StatelessContext): RequestStateCodec {
+  let codec = codecs.get(ctx.services);
+  if (codec === undefined) {
+    const { requestStateSecret, cursorSecret } = ctx.services.options;
+    codec = new RequestStateCodec(requestStateSecret ?? cursorSecret);
+    codecs.set(ctx.services, codec);
+  }
+  return codec;
+}
+
+/** True when the request's `_meta` declares the tasks extension. */
+export function declaresTasks(ctx: StatelessContext): boolean {
+  const extensions = ctx.meta.clientCapabilities.extensions;
+  return typeof extensions === 'object' && extensions !== null && TASKS_EXTENSION in extensions;
+}
+
+/** `params.inputResponses`: absent, or an object of answers (each an object); -32602 otherwise. */
+export function inputResponsesOf(params: Record<string, unknown>): Record<string, unknown> | undefined {
+  const responses = params.inputResponses;
+  if (responses === undefined) return undefined;
+  if (typeof responses !== 'object' || responses === null || Array.isArray(responses)) {
+    throw ProtocolError.invalidParams('Invalid params: params.inputResponses must be an object of answers by key');
+  }
+  for (const [key, value] of Object.entries(responses)) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw ProtocolError.invalidParams(
+        `Invalid params: params.inputResponses["${key.slice(0, 64)}"] must be an object`,
+      );
+    }
+  }
+  return responses as Record<string, unknown>;
+}

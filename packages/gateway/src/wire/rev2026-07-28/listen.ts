@@ -1,0 +1,81 @@
+import type { CatalogKind } from '@taskgate/core';
+import { META_SUBSCRIPTION_ID, type RequestId } from '@taskgate/protocol';
+import type { Response } from 'express';
+import { visibleTask } from '../../methods/caller-task.js';
+import { SseStream } from '../../streams/sse-stream.js';
+import { declaresTasks, type StatelessContext } from './context.js';
+import { detailedView } from './task-view.js';
+
+/** The list-changed news a `subscriptions/listen` filter may ask for, and the catalog kind behind each. */
+const FILTERS: readonly { readonly flag: string; readonly kind: CatalogKind; readonly method: string }[] = [
+  { flag: 'toolsListChanged', kind: 'tools', method: 'notifications/tools/list_changed' },
+  { flag: 'promptsListChanged', kind: 'prompts', method: 'notifications/prompts/list_changed' },
+  { flag: 'resourcesListChanged', kind: 'resources', method: 'notifications/resources/list_changed' },
+];
+
+/** Most resource URIs and task ids one listen stream may follow. */
+const MAX_FOLLOWED = 100;
+
+const strings = (value: unknown): string[] =>
+  Array.isArray(value)
+    ? [...new Set(value.filter((item): item is string => typeof item === 'string'))].slice(0, MAX_FOLLOWED)
+    : [];
+
+/**
+ * `subscriptions/listen`: a long-lived SSE stream that first acknowledges the part of its filter it honours,
+ * then relays what the filter asked for and only that, each message tagged with the subscription's id (the
+ * request's JSON-RPC id): list-changed news, `notifications/resources/updated` for `resourceSubscriptions`, and
+ * with the tasks extension `notifications/tasks` (the task as `tasks/get` shows it) for `taskIds` the caller may
+ * see, first as each task is when the stream opens, then at every change. All of it reaches every gateway
+ * through Redis pub/sub, so the stream may be on any pod. It ends when the client goes away or the gateway
+ * drains.
+ */
+export async function listen(ctx: StatelessContext, res: Response, id: RequestId, params: Record<string, unknown>) {
+  const { services } = ctx;
+  const asked = (
+    typeof params.notifications === 'object' && params.notifications !== null ? params.notifications : {}
+  ) as Record<string, unknown>;
+  const honoured = FILTERS.filter((filter) => asked[filter.flag] === true);
+  const uris = new Set(strings(asked.resourceSubscriptions));
+  const candidates = declaresTasks(ctx) ? strings(asked.taskIds) : [];
+  const tasks = (await Promise.all(candidates.map((taskId) => visibleTask(ctx, taskId)))).filter(
+    (task) => task !== undefined,
+  );
+  const meta = { [META_SUBSCRIPTION_ID]: id };
+  const stream = new SseStream(res);
+  services.streams.add(stream, 'session');
+  const notify = (method: string, fields: Record<string, unknown> = {}): void => {
+    stream.send({ jsonrpc: '2.0', method, params: { ...fields, _meta: meta } });
+  };
+  // One read after the other, so a stream never shows a task's older state after a newer one.
+  let news = Promise.resolve();
+  const taskNews = (taskId: string) => () => {
+    news = news
+      .then(async () => {
+        const task = await services.tasks.read(taskId);
+        if (task === undefined || !stream.isOpen) return;
+        const { resultType: _complete, ...view } = await detailedView(services, task);
+        notify('notifications/tasks', view);
+      })
+      .catch(() => {});
+  };
+  const unsubscribes = await Promise.all([
+    ...honoured.map((filter) => services.bus.onCatalogChange(filter.kind, () => notify(filter.method))),
+    ...(uris.size === 0
+      ? []
+      : [services.bus.onResourceUpdated((uri) => uris.has(uri) && notify('notifications/resources/updated', { uri }))]),
+    ...tasks.map((task) => services.bus.onTaskChange(task.taskId, taskNews(task.taskId))),
+  ]);
+  const acknowledged: Record<string, unknown> = Object.fromEntries(honoured.map((filter) => [filter.flag, true]));
+  if (uris.size > 0) acknowledged.resourceSubscriptions = [...uris];
+  if (tasks.length > 0) acknowledged.taskIds = tasks.map((task) => task.taskId);
+  stream.send({
+    jsonrpc: '2.0',
+    method: 'notifications/subscriptions/acknowledged',
+    params: { _meta: meta, notifications: acknowledged },
+  });
+  // Then each followed task as it is now: what changed before the stream opened is not lost to the client.
+  for (const task of tasks) taskNews(task.taskId)();
+  if (stream.isOpen) await new Promise<void>((resolve) => stream.signal.addEventListener('abort', () => resolve()));
+  await Promise.all(unsubscribes.map((unsubscribe) => unsubscribe().catch(() => {})));
+}
