@@ -11,6 +11,9 @@ export {
   type PurgeQuery,
   type TimelineEntry,
 } from './admin-tasks.js';
+export { CeleryBroker, celeryQueueList, type QueuedCeleryMessage } from './bridge/celery-broker.js';
+export { CeleryHandOffs, type HandOffState } from './bridge/celery-hand-offs.js';
+export { type CeleryMeta, CeleryResults } from './bridge/celery-results.js';
 export { type AdvanceReply, BridgePositions, type BridgeStream } from './bridge-positions.js';
 export {
   type EventStreamEnds,
