@@ -34,10 +34,10 @@ def explode(self, reason):
 
 
 @app.task(name="reports.flaky", bind=True, max_retries=3)
-def flaky(self, fail_times):
+def flaky(self, fail_times, countdown_s=0.2):
     logger.warning("ran %s", self.request.id)
     if self.request.retries < fail_times:
-        raise self.retry(exc=ConnectionError("printer offline"), countdown=0.2)
+        raise self.retry(exc=ConnectionError("printer offline"), countdown=countdown_s)
     return f"printed after {self.request.retries} retries"
 
 
