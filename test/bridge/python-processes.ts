@@ -63,7 +63,7 @@ export function spawnPython(venv: string, args: readonly string[], cwd: string):
 }
 
 /**
- * A Celery worker of test/bridge/celery/tasks.py (prefork, two children: a running task can be terminated),
+ * A Celery worker of test/bridge/celery/tasks.py (prefork, three children: a running task can be terminated),
  * its broker and result backend given on the command line; resolves once it consumes.
  */
 export async function startCeleryWorker(venv: string, broker: string, backend: string): Promise<ForkedProcess> {
@@ -71,7 +71,7 @@ export async function startCeleryWorker(venv: string, broker: string, backend: s
     venv,
     [
       ...['-m', 'celery', '-A', 'tasks', '--broker', broker, '--result-backend', backend, 'worker'],
-      ...['--pool', 'prefork', '--concurrency', '2', '--loglevel', 'info'],
+      ...['--pool', 'prefork', '--concurrency', '3', '--loglevel', 'info'],
       ...['--without-mingle', '--without-gossip', '--without-heartbeat'],
     ],
     join(root, 'test/bridge/celery'),

@@ -1,4 +1,10 @@
-import { type ForkedProcess, freePort, type RedisServer, scrape, startRedis } from '@taskgate/test-harness';
+import {
+  type ForkedProcess,
+  freePort,
+  type PersistentRedis,
+  scrape,
+  startPersistentRedis,
+} from '@taskgate/test-harness';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Pods, startPods } from '../../gateway/fixtures/processes.js';
@@ -12,7 +18,7 @@ import { celeryConfig, runs } from './support.js';
 // bridge between it and two gateways on taskgate's Redis.
 
 let pods: Pods;
-let celeryRedis: RedisServer;
+let celeryRedis: PersistentRedis;
 let venv: string;
 let broker: string;
 let backend: string;
@@ -50,26 +56,26 @@ const queued = async (taskId: string): Promise<boolean> => {
 };
 
 beforeAll(async () => {
-  [venv, celeryRedis] = await Promise.all([celeryVenv(), startRedis()]);
+  [venv, celeryRedis] = await Promise.all([celeryVenv(), startPersistentRedis()]);
   broker = `redis://127.0.0.1:${celeryRedis.port}/2`;
   backend = `redis://127.0.0.1:${celeryRedis.port}/3`;
   brokerRedis = new Redis(broker);
   backendRedis = new Redis(backend);
+  // The last test stops the Celery Redis for a while.
+  for (const redis of [brokerRedis, backendRedis]) redis.on('error', () => {});
   configPath = writeConfig(celeryConfig(broker, backend));
   bridgePort = await freePort();
-  const [, started] = await Promise.all([
-    startWorker(),
-    startPods(
-      'bridge-celery',
-      { TASKGATE_CURSOR_SECRET: 'bridge-test-cursor-secret-0123456789', TASKGATE_POLL_INTERVAL_MS: '200' },
-      async (env) => {
-        const bridge = await forkBridge({ ...env, ...DRAIN, TASKGATE_METRICS_PORT: String(bridgePort) }, configPath);
-        bridges.push(bridge);
-        return bridge;
-      },
-    ),
-  ]);
-  pods = started;
+  // One after the other: started together on a busy machine, the gateways could miss their start deadline.
+  pods = await startPods(
+    'bridge-celery',
+    { TASKGATE_CURSOR_SECRET: 'bridge-test-cursor-secret-0123456789', TASKGATE_POLL_INTERVAL_MS: '200' },
+    async (env) => {
+      const bridge = await forkBridge({ ...env, ...DRAIN, TASKGATE_METRICS_PORT: String(bridgePort) }, configPath);
+      bridges.push(bridge);
+      return bridge;
+    },
+  );
+  await startWorker();
 }, 300_000);
 
 afterAll(async () => {
@@ -141,6 +147,9 @@ describe('bridge: Celery tasks as MCP task tools', () => {
     const sid = await client.session();
     const taskId = await client.createTask(sid, 'sleepy', { seconds: 20 });
     await waitFor(() => ran(taskId) === 1, 'the task to run');
+    // This task tracks STARTED (`track_started=True`): the worker's name shows.
+    const running = await client.until(sid, taskId, (t) => String(t.statusMessage).startsWith('Running'), 'STARTED');
+    expect(running.statusMessage).toMatch(/^Running on Celery worker celery@\S+$/);
     const answer = await client.request(sid, 'tasks/cancel', { taskId });
     expect(answer.result?.status).toBe('cancelled');
     await waitFor(async () => (await stateOf(taskId)) === 'REVOKED', 'the worker to terminate it', 10_000);
@@ -151,22 +160,34 @@ describe('bridge: Celery tasks as MCP task tools', () => {
 
   it('applies what happened while the bridge was killed with -9, once, after it restarts', async () => {
     const sid = await client.session();
-    const taskId = await client.createTask(sid, 'paginate', { pages: 4, step_ms: 500 }, { progressToken: 'k-1' });
+    // Its result will have expired (`result_expires`) by the time a bridge looks again.
+    const expiring = await client.createTask(sid, 'paginate', { pages: 3, step_ms: 1000 });
+    const taskId = await client.createTask(sid, 'paginate', { pages: 8, step_ms: 400 }, { progressToken: 'k-1' });
     const result = await client.openResult(sid, taskId);
-    await waitFor(async () => (await stateOf(taskId)) === 'PROGRESS', 'the first page');
-    await waitFor(async () => (await client.task(sid, taskId)).statusMessage === 'page 1', 'page 1 applied');
+    const paging = async (id: string): Promise<boolean> =>
+      /^page \d$/.test(String((await client.task(sid, id)).statusMessage));
+    await waitFor(() => paging(expiring), 'a page of the other applied');
+    await waitFor(() => paging(taskId), 'a page applied');
     const [bridge] = bridges.splice(0, 1);
     await bridge?.stop('SIGKILL');
     await waitFor(async () => (await stateOf(taskId)) === 'SUCCESS', 'the Celery task to succeed', 20_000);
+    await waitFor(async () => (await stateOf(expiring)) === 'SUCCESS', 'the other to succeed', 20_000);
+    await backendRedis.del(`celery-task-meta-${expiring}`);
     expect((await client.task(sid, taskId)).status).toBe('working');
 
     await startBridge(bridgePort);
     const messages = await result.messages(30_000);
-    // Pages 2 and 3 happened while no bridge ran (the key keeps the latest state only); none came twice.
-    expect(progressOf(messages)).toEqual([['k-1', 1, 4, 'page 1']]);
-    expect(resultOf(messages).content).toEqual([{ type: 'text', text: '{"pages":4}' }]);
+    // The pages reported while no bridge ran are lost (the key keeps the latest state only); none comes twice.
+    const pages = progressOf(messages).map(([, page]) => page as number);
+    expect(pages[0]).toBe(1);
+    expect(pages.every((page, i) => i === 0 || page > (pages[i - 1] as number))).toBe(true);
+    expect(pages.length).toBeLessThan(8);
+    expect(resultOf(messages).content).toEqual([{ type: 'text', text: '{"pages":8}' }]);
     expect(messages.filter((m) => m.id === 7)).toHaveLength(1);
     expect(ran(taskId)).toBe(1);
+    const expired = await client.until(sid, expiring, terminal, 'the expired task to end');
+    expect(expired.status).toBe('failed');
+    expect(expired.statusMessage).toMatch(/The Celery result expired from the result backend \(result_expires\)/);
   }, 60_000);
 
   it('keeps tasks queued while no worker runs, takes a cancelled one out of the queue, runs the rest later', async () => {
@@ -194,6 +215,16 @@ describe('bridge: Celery tasks as MCP task tools', () => {
   it('with two bridge replicas, applies each state and outcome once', async () => {
     const secondPort = await freePort();
     await startBridge(secondPort);
+    const applied = async (): Promise<number> => {
+      const scraped = await Promise.all(
+        [bridgePort, secondPort].map((port) => scrape(`http://127.0.0.1:${port}/metrics`)),
+      );
+      return scraped.reduce(
+        (sum, metrics) => sum + metrics.value('taskgate_bridge_completions_applied_total', { tool: 'paginate' }),
+        0,
+      );
+    };
+    const before = await applied();
     const sid = await client.session();
     const ids = await Promise.all(
       Array.from({ length: 4 }, (_, i) =>
@@ -207,14 +238,23 @@ describe('bridge: Celery tasks as MCP task tools', () => {
       expect(resultOf(messages).content).toEqual([{ type: 'text', text: '{"pages":2}' }]);
       expect(ran(taskId)).toBe(1);
     }
-    const applied = await Promise.all(
-      [bridgePort, secondPort].map(async (port) =>
-        (await scrape(`http://127.0.0.1:${port}/metrics`)).value('taskgate_bridge_completions_applied_total', {
-          tool: 'paginate',
-        }),
-      ),
+    expect((await applied()) - before).toBe(ids.length);
+  }, 60_000);
+
+  it('keeps a task working while the broker is down, saying so, and sends it once the broker is back', async () => {
+    await celeryRedis.kill();
+    const sid = await client.session();
+    const taskId = await client.createTask(sid, 'render_pdf', { path: '/outage.pdf' });
+    const waiting = await client.until(
+      sid,
+      taskId,
+      (t) => String(t.statusMessage).startsWith('The Celery broker is unreachable'),
+      'the broker outage to show',
     );
-    // The first bridge restarted in the kill test: its counter counts from then (that test's task, and these).
-    expect(applied.reduce((sum, value) => sum + value, 0)).toBe(1 + ids.length);
+    expect(waiting.status).toBe('working');
+    await celeryRedis.restart();
+    const ended = await client.until(sid, taskId, terminal, 'the task to end after the outage');
+    expect(ended.status).toBe('completed');
+    expect(ran(taskId)).toBe(1);
   }, 60_000);
 });

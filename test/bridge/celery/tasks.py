@@ -41,7 +41,7 @@ def flaky(self, fail_times, countdown_s=0.2):
     return f"printed after {self.request.retries} retries"
 
 
-@app.task(name="reports.sleepy", bind=True)
+@app.task(name="reports.sleepy", bind=True, track_started=True)
 def sleepy(self, seconds):
     logger.warning("ran %s", self.request.id)
     time.sleep(seconds)
