@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Pods, startPods } from '../../gateway/fixtures/processes.js';
 import { type Json, mcpClient, progressOf, terminal } from '../mcp-client.js';
-import { celeryVenv, startCeleryWorker } from '../python-processes.js';
+import { celeryVenv, spawnPython, startCeleryWorker } from '../python-processes.js';
 import { forkBridge, removeConfigs, waitFor, writeConfig } from '../support.js';
 import { celeryConfig, runs } from './support.js';
 
@@ -156,6 +156,17 @@ describe('bridge: Celery tasks as MCP task tools', () => {
     expect(worker?.output()).toMatch(new RegExp(`Terminating ${taskId}`));
     expect(worker?.output()).not.toMatch(new RegExp(`finished ${taskId}`));
     expect((await client.task(sid, taskId)).status).toBe('cancelled');
+  });
+
+  it('ends a task cancelled when a revoke made on the Celery side ends its Celery task', async () => {
+    const sid = await client.session();
+    const taskId = await client.createTask(sid, 'sleepy', { seconds: 20 });
+    await waitFor(() => ran(taskId) === 1, 'the task to run');
+    const revoke = `from celery import Celery; Celery(broker='${broker}').control.revoke('${taskId}', terminate=True)`;
+    expect(await spawnPython(venv, ['-c', revoke], '.').exited).toBe(0);
+    const ended = await client.until(sid, taskId, terminal, 'the task to end');
+    expect(ended.status).toBe('cancelled');
+    expect(ended.statusMessage).toBe('Revoked in Celery (TaskRevokedError: terminated)');
   });
 
   it('applies what happened while the bridge was killed with -9, once, after it restarts', async () => {

@@ -47,4 +47,5 @@ export function celeryConfig(brokerUrl: string, backendUrl: string): Record<stri
 
 /** How many times the Celery worker ran the task (tasks.py logs `ran <id>` as each run starts). */
 export const runs = (worker: ForkedProcess, taskId: string): number =>
-  worker.output().match(new RegExp(`ran ${taskId}\\b`, 'g'))?.length ?? 0;
+  // Task ids are base64url: one may end in '-', after which `\b` would not match.
+  worker.output().match(new RegExp(`ran ${taskId}(?=\\s)`, 'g'))?.length ?? 0;

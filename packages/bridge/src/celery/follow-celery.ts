@@ -205,7 +205,8 @@ export async function withdrawCelery(deps: CeleryDeps, taskId: string): Promise<
 async function aborted(deps: CeleryDeps, ctx: ToolContext, reason: unknown): Promise<never> {
   const { taskId, logger } = ctx;
   const kind = reason instanceof TaskAbortedError ? reason.kind : undefined;
-  if (kind === 'cancelled' || kind === 'gone') {
+  // A message never sent (cancelled during a broker outage) needs no taking back.
+  if ((kind === 'cancelled' || kind === 'gone') && (await deps.handOffs.wasSent(taskId).catch(() => true))) {
     await withdrawCelery(deps, taskId).then(
       (how) =>
         logger.info({ taskId, celeryTask: deps.tool.celery.task, how }, 'celery task of an ended task withdrawn'),
