@@ -92,7 +92,8 @@ describe('celery messages', () => {
   it('writes message protocol v2 in kombu’s Redis envelope, and the revoke broadcast', () => {
     const { celery } = celeryOf(yaml);
     const now = Date.parse('2026-01-01T00:00:00Z');
-    const message = JSON.parse(taskMessage(celery, 'task-1', { path: '/a', dpi: 3 }, now));
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const message = JSON.parse(taskMessage(celery, 'task-1', { path: '/a', dpi: 3 }, now, { traceparent }));
     expect(JSON.parse(Buffer.from(message.body, 'base64').toString())).toEqual([
       ['/a'],
       { dpi: 3 },
@@ -106,6 +107,7 @@ describe('celery messages', () => {
       timelimit: [600, 540],
       expires: '2026-01-01T01:00:00.000+00:00',
       argsrepr: '<1 args>',
+      traceparent,
     });
     expect(message.properties).toMatchObject({
       correlation_id: 'task-1',

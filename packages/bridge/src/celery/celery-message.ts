@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import type { TraceCarrier } from '@taskgate/core';
 import { isRecord, mapValue } from '../mapping.js';
 import type { CeleryOptions } from './celery-config.js';
 
@@ -27,8 +28,15 @@ export function celeryArguments(
  * The kombu Redis transport's envelope of one Celery task message, protocol v2 with the JSON serializer, as
  * `app.send_task` writes it: headers name the task and carry its id (= the taskgate task id) and limits, the
  * body `[args, kwargs, embed]` is base64 in the envelope, the properties route it to `queue` directly.
+ * `trace` (the bridge's span) goes in the headers.
  */
-export function taskMessage(celery: CeleryOptions, taskId: string, args: Record<string, unknown>, now: number): string {
+export function taskMessage(
+  celery: CeleryOptions,
+  taskId: string,
+  args: Record<string, unknown>,
+  now: number,
+  trace?: TraceCarrier,
+): string {
   const { options } = celery;
   const call = celeryArguments(celery, args);
   const headers = {
@@ -52,6 +60,9 @@ export function taskMessage(celery: CeleryOptions, taskId: string, args: Record<
     replaced_task_nesting: 0,
     stamped_headers: null,
     stamps: {},
+    // W3C trace context, where OpenTelemetry's Celery instrumentation looks for it: a traced worker's spans
+    // become children of the bridge's.
+    ...trace,
   };
   const body = [call.args, call.kwargs, { callbacks: null, errbacks: null, chain: null, chord: null }];
   return JSON.stringify({

@@ -4,6 +4,7 @@ import {
   type CeleryMeta,
   type CeleryResults,
   errorMessage,
+  traceCarrierOf,
 } from '@taskgate/core';
 import type { CallToolResult } from '@taskgate/protocol';
 import { TaskAbortedError, type ToolContext } from '@taskgate/worker';
@@ -103,11 +104,8 @@ async function handOff(follow: Follow, args: Record<string, unknown>): Promise<v
         state === 'sending' &&
         ((await broker.find(queue, ctx.taskId)) !== undefined || (await results.meta(ctx.taskId)) !== undefined);
       if (!sent) {
-        await broker.send(
-          queue,
-          tool.celery.options.priority ?? 0,
-          taskMessage(tool.celery, ctx.taskId, args, Date.now()),
-        );
+        const message = taskMessage(tool.celery, ctx.taskId, args, Date.now(), traceCarrierOf());
+        await broker.send(queue, tool.celery.options.priority ?? 0, message);
         deps.metrics.handedOff.inc({ tool: tool.name });
         ctx.logger.info({ queue, celeryTask: tool.celery.task }, 'celery task sent');
       }
