@@ -37,14 +37,13 @@ beforeAll(async () => {
   const [venv, server] = await Promise.all([celeryVenv(), startRedis()]);
   legacy = server;
   const configPath = writeConfig(config(legacy.url));
-  [worker, pods] = await Promise.all([
-    startPythonBullmqWorker(venv, legacy.url, 'pyreports'),
-    startPods(
-      'bridge-python-bullmq',
-      { TASKGATE_CURSOR_SECRET: 'bridge-test-cursor-secret-0123456789', TASKGATE_POLL_INTERVAL_MS: '200' },
-      (env) => forkBridge(env, configPath),
-    ),
-  ]);
+  // One after the other: started together on a busy machine, the gateways could miss their start deadline.
+  pods = await startPods(
+    'bridge-python-bullmq',
+    { TASKGATE_CURSOR_SECRET: 'bridge-test-cursor-secret-0123456789', TASKGATE_POLL_INTERVAL_MS: '200' },
+    (env) => forkBridge(env, configPath),
+  );
+  worker = await startPythonBullmqWorker(venv, legacy.url, 'pyreports');
 }, 300_000);
 
 afterAll(async () => {
