@@ -84,3 +84,23 @@ ensure_fastmcp4_venv() {
   "$venv/bin/pip" install --quiet "fastmcp==$FASTMCP4_VERSION" "fastmcp-tasks==$FASTMCP_TASKS_VERSION" >&2
   touch "$venv/.fastmcp-$FASTMCP4_VERSION-tasks-$FASTMCP_TASKS_VERSION"
 }
+
+# Celery and the Python BullMQ client (PyPI, pinned, with Celery's Redis transport and client pinned too) in a
+# private virtual environment: the real Python workers of the bridge tests (test/bridge/celery/, test/bridge/python/).
+# Prints nothing on success; the venv is TASKGATE_TOOLS_DIR/celery-venv.
+CELERY_VERSION=5.7.0
+KOMBU_VERSION=5.7.0
+REDIS_PY_VERSION=8.1.0
+PACKAGING_VERSION=26.3
+BULLMQ_PY_VERSION=3.4.4
+ensure_celery_venv() {
+  local venv="$TASKGATE_TOOLS_DIR/celery-venv"
+  local stamp="$venv/.celery-$CELERY_VERSION-redis-$REDIS_PY_VERSION-bullmq-$BULLMQ_PY_VERSION"
+  if [ -f "$stamp" ]; then return 0; fi
+  command -v python3 >/dev/null 2>&1 || { echo "python3 is needed to install celery $CELERY_VERSION" >&2; return 1; }
+  echo "installing celery $CELERY_VERSION and bullmq $BULLMQ_PY_VERSION into $venv" >&2
+  python3 -m venv "$venv" >&2
+  "$venv/bin/pip" install --quiet "celery[redis]==$CELERY_VERSION" "kombu[redis]==$KOMBU_VERSION" \
+    "redis==$REDIS_PY_VERSION" "packaging==$PACKAGING_VERSION" "bullmq==$BULLMQ_PY_VERSION" >&2
+  touch "$stamp"
+}

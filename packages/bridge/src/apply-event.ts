@@ -1,7 +1,7 @@
 import type { ExistingQueueEvent, Logger, TaskOutbox, TaskRef, TaskStore } from '@taskgate/core';
 import type { CallToolResult } from '@taskgate/protocol';
 import type { BridgeMetrics } from './bridge-metrics.js';
-import type { BridgedToolConfig } from './config.js';
+import type { AnyBridgedToolConfig, BridgedToolConfig } from './config.js';
 import { completedResult, failedResult, progressOf } from './mapping.js';
 
 export interface ApplierDeps {
@@ -41,7 +41,10 @@ export class EventApplier {
   }
 
   /** The working bridged task of one of `tools` with this id, if there is one. */
-  async #task(taskId: string, tools: ReadonlyMap<string, BridgedToolConfig>): Promise<BridgedTask | undefined> {
+  async #task<T extends AnyBridgedToolConfig>(
+    taskId: string,
+    tools: ReadonlyMap<string, T>,
+  ): Promise<{ readonly ref: TaskRef; readonly tool: T } | undefined> {
     if (taskId === '') return undefined;
     const task = await this.#deps.store.read(taskId);
     const tool = task?.tool === undefined ? undefined : tools.get(task.tool);
@@ -85,6 +88,21 @@ export class EventApplier {
     }
   }
 
+  /** Cancels the working task `taskId` of `tool` on the broker's behalf (its job was revoked where it runs). */
+  async cancel(taskId: string, tool: AnyBridgedToolConfig, statusMessage: string): Promise<boolean> {
+    const task = await this.#task(taskId, new Map([[tool.name, tool]]));
+    if (task === undefined) return false;
+    const ended = await this.#deps.store.cancelAsBroker(task.ref, statusMessage);
+    if (!ended.ok) return false;
+    this.#deps.metrics.applied.inc({ tool: tool.name, outcome: 'cancelled' });
+    const { ownerId: owner } = task.ref;
+    this.#deps.logger.info(
+      { audit: 'task.cancelled', status: 'cancelled', owner, taskId, tool: tool.name },
+      'task cancelled',
+    );
+    return true;
+  }
+
   /** Which of `taskIds` are cancelled tasks of one of `tools` (their jobs need not run). */
   async cancelledOf(taskIds: readonly string[], tools: ReadonlyMap<string, BridgedToolConfig>): Promise<string[]> {
     const statuses = await this.#deps.store.statuses(taskIds);
@@ -97,13 +115,13 @@ export class EventApplier {
   }
 
   /** Finishes the working task `taskId` of `tool` with an outcome read from its job's state. */
-  async reconcile(taskId: string, tool: BridgedToolConfig, result: CallToolResult): Promise<boolean> {
+  async reconcile(taskId: string, tool: AnyBridgedToolConfig, result: CallToolResult): Promise<boolean> {
     const task = await this.#task(taskId, new Map([[tool.name, tool]]));
     return task !== undefined && (await this.finish(task.ref, tool, result));
   }
 
   /** Finishes the task with the job's mapped outcome; false when it had ended already. */
-  async finish(ref: TaskRef, tool: BridgedToolConfig, result: CallToolResult): Promise<boolean> {
+  async finish(ref: TaskRef, tool: { readonly name: string }, result: CallToolResult): Promise<boolean> {
     const failed = result.isError === true;
     const statusMessage = failed ? `Tool failed: ${firstText(result) ?? 'the job failed'}` : undefined;
     const ended = await this.#deps.store.finish(ref, { result }, statusMessage);

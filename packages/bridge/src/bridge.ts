@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import {
   BridgePositions,
+  CeleryHandOffs,
   closeRedis,
   createRedisConnection,
   ExistingQueue,
@@ -23,7 +24,8 @@ import {
 import { Registry } from 'prom-client';
 import { EventApplier } from './apply-event.js';
 import { BridgeMetrics } from './bridge-metrics.js';
-import type { BridgeConfig, BridgedToolConfig } from './config.js';
+import { celeryTools } from './celery/celery-tools.js';
+import { type AnyBridgedToolConfig, type BridgeConfig, type BridgedToolConfig, isCeleryTool } from './config.js';
 import { followJob } from './follow-job.js';
 import { QueueFollower } from './queue-follower.js';
 
@@ -52,7 +54,7 @@ export interface TaskgateBridge extends TaskgateWorker {
 
 /** The tool as the catalog publishes it: the configured JSON Schemas exactly as written. */
 function bridgedTool(
-  tool: BridgedToolConfig,
+  tool: AnyBridgedToolConfig,
   run: AnyToolDefinition['handler'],
   onSkipped: (taskId: string) => Promise<void>,
 ): AnyToolDefinition {
@@ -104,7 +106,7 @@ export function createBridge(options: CreateBridgeOptions): TaskgateBridge {
         logger.warn({ queue: key, err: error.message }, 'existing queue connection error'),
       );
       const tools = new Map(
-        config.tools
+        queueTools
           .filter((other) => `${other.queue.prefix}:${other.queue.name}@${other.queue.connection}` === key)
           .map((other) => [other.name, other]),
       );
@@ -127,7 +129,8 @@ export function createBridge(options: CreateBridgeOptions): TaskgateBridge {
     return entry;
   };
   const graceMs = leaseMs + pollMs;
-  const tools = config.tools.map((tool) => {
+  const queueTools = config.tools.filter((tool): tool is BridgedToolConfig => !isCeleryTool(tool));
+  const tools = queueTools.map((tool) => {
     const { queue, follower } = followedOf(tool);
     const deps = { tool, queue, follower, applier, metrics, pollMs, graceMs };
     const withdraw = async (taskId: string): Promise<void> => {
@@ -137,6 +140,18 @@ export function createBridge(options: CreateBridgeOptions): TaskgateBridge {
     };
     return bridgedTool(tool, (args, ctx) => followJob(deps, args as Record<string, unknown>, ctx), withdraw);
   });
+  const celery = celeryTools({
+    config,
+    tools: config.tools.filter(isCeleryTool),
+    handOffs: new CeleryHandOffs({ redis, keys }),
+    applier,
+    metrics,
+    logger,
+    pollMs,
+  });
+  for (const { tool, run, onSkipped } of celery.tools) {
+    tools.push(bridgedTool(tool, (args, ctx) => run(args as Record<string, unknown>, ctx), onSkipped));
+  }
   const all = [...followed.values()];
   // Each queue's event stream is followed (or stood by for) before the bridge reports ready.
   const connected = (async () => {
@@ -158,6 +173,7 @@ export function createBridge(options: CreateBridgeOptions): TaskgateBridge {
         await worker.close(closeOptions);
       } finally {
         await Promise.all(all.map(({ follower }) => follower.close()));
+        await celery.close();
         await Promise.all(
           all.map(({ queue }) =>
             queue.close().catch((error: unknown) => logger.warn({ err: errorMessage(error) }, 'queue close failed')),

@@ -2,6 +2,7 @@ import { TaskgateError } from '@taskgate/core';
 import { ToolJsonSchemaSchema } from '@taskgate/protocol';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { CelerySchema, celeryProblems } from './celery/celery-config.js';
 
 /** MCP tool names: 1–128 characters of A-Z a-z 0-9 _ - . */
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -20,13 +21,22 @@ const JsonSchemaObject = z.custom<Record<string, unknown>>(
 /** The job data: the tool arguments as they are, or a mapping whose "$.path" strings pick from them. */
 const DataSchema = z.union([z.literal('arguments'), z.record(z.string(), z.unknown())]);
 
-const ToolSchema = z.strictObject({
+/** What every bridged tool declares, whatever runs it. */
+const ToolFields = {
   name: z.string().regex(TOOL_NAME, 'must be 1-128 characters of A-Z a-z 0-9 _ - .'),
   title: z.string().min(1).optional(),
   description: z.string().trim().min(1, 'must be a non-empty string'),
   taskSupport: z.enum(['required', 'optional']).default('required'),
   inputSchema: JsonSchemaObject,
   outputSchema: JsonSchemaObject.optional(),
+  result: z.enum(['auto', 'text', 'json']).default('auto'),
+  /** Tasks of this tool one bridge process follows at once. */
+  concurrency: z.number().int().min(1).default(64),
+};
+
+/** A tool run by a job of an existing BullMQ queue. */
+const QueueToolSchema = z.strictObject({
+  ...ToolFields,
   queue: z.strictObject({
     name: z.string().regex(QUEUE_NAME, 'must be 1-200 characters without ":" or spaces'),
     prefix: z.string().min(1).default('bull'),
@@ -37,9 +47,18 @@ const ToolSchema = z.strictObject({
     options: z.record(z.string(), z.unknown()).default({}),
     data: DataSchema.default('arguments'),
   }),
-  result: z.enum(['auto', 'text', 'json']).default('auto'),
-  /** Tasks of this tool one bridge process follows at once. */
-  concurrency: z.number().int().min(1).default(64),
+});
+
+/** A tool run by an existing Celery task. */
+const CeleryToolSchema = z.strictObject({ ...ToolFields, celery: CelerySchema });
+
+/** A `tools:` entry: with `celery:` a Celery task, else a BullMQ queue (`queue:` and `job:`). */
+const ToolSchema = z.unknown().transform((value, ctx) => {
+  const celery = typeof value === 'object' && value !== null && 'celery' in value;
+  const parsed = (celery ? CeleryToolSchema : QueueToolSchema).safeParse(value);
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+  return z.NEVER;
 });
 
 const BridgeConfigSchema = z.strictObject({
@@ -48,7 +67,17 @@ const BridgeConfigSchema = z.strictObject({
 });
 
 export type BridgeConfig = z.output<typeof BridgeConfigSchema>;
-export type BridgedToolConfig = BridgeConfig['tools'][number];
+/** A tool bridged to an existing BullMQ queue. */
+export type BridgedToolConfig = z.output<typeof QueueToolSchema>;
+/** A tool bridged to an existing Celery task. */
+export type CeleryToolConfig = z.output<typeof CeleryToolSchema>;
+/** Any `tools:` entry. */
+export type AnyBridgedToolConfig = BridgeConfig['tools'][number];
+
+/** Is this tool bridged to a Celery task (else to a BullMQ queue)? */
+export function isCeleryTool(tool: AnyBridgedToolConfig): tool is CeleryToolConfig {
+  return 'celery' in tool;
+}
 
 /** Options the bridge sets itself: a job id given in the config would break the task ↔ job link. */
 const RESERVED_OPTIONS = ['jobId', 'repeat', 'parent'] as const;
@@ -79,6 +108,10 @@ export function parseBridgeConfig(input: unknown): BridgeConfig {
   config.tools.forEach((tool, index) => {
     if (names.has(tool.name)) problems.push(`tools[${index}].name: duplicate tool name "${tool.name}"`);
     names.add(tool.name);
+    if (isCeleryTool(tool)) {
+      problems.push(...celeryProblems(tool.celery, `tools[${index}].celery`, config.connections));
+      return;
+    }
     if (config.connections[tool.queue.connection] === undefined) {
       problems.push(`tools[${index}].queue.connection: unknown connection "${tool.queue.connection}"`);
     }

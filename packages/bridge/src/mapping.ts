@@ -1,7 +1,10 @@
 import type { CallToolResult } from '@taskgate/protocol';
 import type { BridgedToolConfig } from './config.js';
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+/** What maps a finished job's value to a result: the same for every kind of bridged tool. */
+export type ResultConfig = Pick<BridgedToolConfig, 'result' | 'outputSchema'>;
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
@@ -15,7 +18,7 @@ function pick(args: Record<string, unknown>, path: string): unknown {
   return value;
 }
 
-function mapValue(template: unknown, args: Record<string, unknown>): unknown {
+export function mapValue(template: unknown, args: Record<string, unknown>): unknown {
   if (typeof template === 'string' && (template === '$' || template.startsWith('$.'))) return pick(args, template);
   if (Array.isArray(template)) return template.map((item) => mapValue(item, args));
   if (isRecord(template)) {
@@ -43,7 +46,7 @@ function jsonText(value: unknown): string {
  * other value its JSON text; `text` — a string as is, anything else its JSON; `json` — always the JSON text.
  * With an outputSchema, an object also becomes `structuredContent`.
  */
-export function completedResult(tool: BridgedToolConfig, value: unknown): CallToolResult {
+export function completedResult(tool: ResultConfig, value: unknown): CallToolResult {
   const text = typeof value === 'string' && tool.result !== 'json' ? value : jsonText(value);
   const result: CallToolResult = { content: [{ type: 'text', text }] };
   if (tool.outputSchema !== undefined && isRecord(value)) result.structuredContent = value;

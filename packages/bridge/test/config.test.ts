@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { BridgeConfigError, loadBridgeConfig, parseBridgeConfig } from '../src/config.js';
+import {
+  BridgeConfigError,
+  type BridgedToolConfig,
+  isCeleryTool,
+  loadBridgeConfig,
+  parseBridgeConfig,
+} from '../src/config.js';
 import { completedResult, failedResult, jobData, progressOf } from '../src/mapping.js';
 
 const yaml = `
@@ -30,7 +36,7 @@ function problems(input: unknown): readonly string[] {
 describe('bridge config', () => {
   it('reads the documented YAML with its defaults', () => {
     const config = loadBridgeConfig(yaml);
-    const [tool] = config.tools;
+    const [tool] = config.tools.filter((entry) => !isCeleryTool(entry)) as BridgedToolConfig[];
     expect(tool?.taskSupport).toBe('required');
     expect(tool?.result).toBe('auto');
     expect(tool?.queue).toEqual({ name: 'reports', prefix: 'bull', connection: 'legacy' });
@@ -63,7 +69,7 @@ describe('bridge config', () => {
 
 describe('bridge mapping', () => {
   const tool = loadBridgeConfig(yaml).tools[0];
-  if (tool === undefined) throw new Error('no tool');
+  if (tool === undefined || isCeleryTool(tool)) throw new Error('no BullMQ tool');
 
   it('fills the job data from "$.path" strings of the arguments', () => {
     const args = { n: 2, who: { name: 'ada' } };

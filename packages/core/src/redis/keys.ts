@@ -317,4 +317,14 @@ export class Keys {
   bridgePosition(connection: string, queue: string): string {
     return `${this.prefix}:bridge:${encodeURIComponent(connection)}:${encodeURIComponent(queue)}`;
   }
+
+  /** A Celery-bridged task's hand-off: 'sending' while its one Celery message is being sent, then 'sent'. */
+  celeryHandOff(taskId: string): string {
+    return `${this.#slot(taskId)}:celery:sent:${taskId}`;
+  }
+
+  /** A digest of the last Celery state the bridge applied to the task (each state is applied once). */
+  celeryApplied(taskId: string): string {
+    return `${this.#slot(taskId)}:celery:applied:${taskId}`;
+  }
 }
