@@ -12,9 +12,6 @@ export {
   type TimelineEntry,
 } from './admin/admin-tasks.js';
 export { type AdvanceReply, BridgePositions, type BridgeStream } from './bridge/bridge-positions.js';
-export { CeleryBroker, celeryQueueList, type QueuedCeleryMessage } from './bridge/celery-broker.js';
-export { CeleryHandOffs, type HandOffState } from './bridge/celery-hand-offs.js';
-export { type CeleryMeta, CeleryResults } from './bridge/celery-results.js';
 export {
   type EventStreamEnds,
   type ExistingJobState,
@@ -23,6 +20,9 @@ export {
   type ExistingQueueEvent,
   streamEntryTime,
 } from './bridge/bridge-queues.js';
+export { CeleryBroker, celeryQueueList, type QueuedCeleryMessage } from './bridge/celery-broker.js';
+export { CeleryHandOffs, type HandOffState } from './bridge/celery-hand-offs.js';
+export { type CeleryMeta, CeleryResults } from './bridge/celery-results.js';
 export { announceListChanged, Catalog, type CatalogOptions } from './catalog/catalog.js';
 export {
   OfferingCatalog,
