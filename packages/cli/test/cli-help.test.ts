@@ -10,6 +10,8 @@ const cli = fileURLToPath(new URL('../src/run.ts', import.meta.url));
 const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
   .version;
 const cwd = mkdtempSync(join(tmpdir(), 'taskgate-help-'));
+/** Each test forks the real CLI from sources: seconds on a quiet machine, far more on a loaded one. */
+const SLOW_MS = 120_000;
 
 /** Runs the real `taskgate` process in an empty directory (whatever it creates there, the tests see). */
 async function taskgate(args: string[]): Promise<{ code: number | NodeJS.Signals; output: string }> {
@@ -20,7 +22,7 @@ async function taskgate(args: string[]): Promise<{ code: number | NodeJS.Signals
 
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
-describe('taskgate --version and --help', () => {
+describe('taskgate --version and --help', { timeout: SLOW_MS }, () => {
   it('prints the version and exits 0', async () => {
     expect(await taskgate(['--version'])).toEqual({ code: 0, output: `${version}\n` });
   });
@@ -63,7 +65,7 @@ describe('taskgate --version and --help', () => {
   });
 });
 
-describe('unknown flags', () => {
+describe('unknown flags', { timeout: SLOW_MS }, () => {
   it.each([
     [['gateway', '--prot', '3000'], '--prot', '--port'],
     [['worker', '--tool', 'x.js'], '--tool', '--tools'],

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 const cli = fileURLToPath(new URL('../src/run.ts', import.meta.url));
 
-async function waitFor<T>(what: string, read: () => T | undefined | Promise<T | undefined>, ms = 30_000): Promise<T> {
+async function waitFor<T>(what: string, read: () => T | undefined | Promise<T | undefined>, ms = 90_000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await read();
@@ -82,10 +82,11 @@ describe('taskgate dev: Ctrl-C while a task waits for input', () => {
     const started = Date.now();
     process.kill(dev.pid, 'SIGINT');
     expect(await dev.exited).toBe(0);
-    // The drain is 2 s, the aborted tool's grace 1 s: well under the 25 s a deployed worker drains.
-    expect(Date.now() - started).toBeLessThan(6000);
+    // The drain is 2 s, the aborted tool's grace 1 s: well under the 25 s a deployed worker drains (the bound
+    // leaves room for a loaded machine).
+    expect(Date.now() - started).toBeLessThan(10_000);
     expect(await redisIsGone(redisUrl)).toBe(true);
-  }, 90_000);
+  }, 240_000);
 
   it('a second Ctrl-C stops at once, even with a long drain configured', async () => {
     dir = mkdtempSync(join(tmpdir(), 'taskgate-dev-stop-'));
@@ -98,8 +99,8 @@ describe('taskgate dev: Ctrl-C while a task waits for input', () => {
     const second = Date.now();
     process.kill(dev.pid, 'SIGINT');
     expect(await dev.exited).toBe(130);
-    expect(Date.now() - second).toBeLessThan(1500);
+    expect(Date.now() - second).toBeLessThan(3000);
     expect(dev.output()).toContain('stopped at once');
     await waitFor('Redis to stop', async () => ((await redisIsGone(redisUrl)) ? true : undefined), 10_000);
-  }, 90_000);
+  }, 240_000);
 });
