@@ -256,7 +256,7 @@ function ratio(a: number | undefined, b: number | undefined): string {
   return a === undefined || b === undefined ? '–' : `${(a / b).toFixed(2)}×`;
 }
 
-/** The table as Markdown (it goes to the terminal and, as is, into the README). */
+/** The table as Markdown (it goes to the terminal and, as is, into docs/performance/latest-run.md). */
 export function renderTable(rows: readonly Row[]): string {
   const header = [
     'metric',

@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const page = readFileSync(new URL('../../docs/operate/security.md', import.meta.url), 'utf8');
 
-/** The README section under a `## title` heading, up to the next one. */
+/** The section of the security page under a `## title` heading, up to the next one. */
 function section(title: string): string {
-  const start = readme.indexOf(`## ${title}\n`);
+  const start = page.indexOf(`## ${title}\n`);
   if (start < 0) return '';
-  const end = readme.indexOf('\n## ', start + 3);
-  return readme.slice(start, end < 0 ? undefined : end).replace(/\s+/g, ' ');
+  const end = page.indexOf('\n## ', start + 3);
+  return page.slice(start, end < 0 ? undefined : end).replace(/\s+/g, ' ');
 }
 
 describe('security documentation', () => {

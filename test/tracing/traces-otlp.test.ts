@@ -84,7 +84,7 @@ function spansOf(bodies: readonly string[]): ReceivedSpan[] {
 const KINDS = ['UNSPECIFIED', 'INTERNAL', 'SERVER', 'CLIENT', 'PRODUCER', 'CONSUMER'];
 const SHOWN = ['mcp.method', 'mcp.tool', 'mcp.task.id', 'mcp.task.status', 'taskgate.attempt', 'jsonrpc.request.id'];
 
-/** The span tree of one trace as text (the README's trace example is one such run). */
+/** The span tree of one trace as text (the trace example of docs/operate/traces.md is one such run). */
 function renderTree(spans: readonly ReceivedSpan[]): string {
   const ids = new Set(spans.map((received) => received.span.spanId));
   const children = (parent: string | undefined) =>

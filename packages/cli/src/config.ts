@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { z } from 'zod';
+import { flagProblem } from './closest-flag.js';
 import type { SettingScope } from './setting-schemas.js';
 import { SETTINGS } from './settings.js';
 
@@ -36,13 +37,15 @@ export function settingsFor(scope: CommandScope): AnySetting[] {
 
 /**
  * Reads the settings of `scope` from flags (first) and environment variables, applies defaults and
- * validates each; throws one ConfigError listing every problem. Returns the parsed config and the
+ * validates each; throws one ConfigError listing every problem (an unknown flag names the closest known one,
+ * and `command` --help). Returns the parsed config and the
  * positional arguments left over.
  */
 export function loadConfig(
   scope: CommandScope,
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>> = process.env,
+  command: string = scope,
 ): { config: Config; positionals: string[] } {
   const relevant = settingsFor(scope);
   const options = Object.fromEntries(relevant.map((setting) => [setting.flag.slice(2), { type: 'string' as const }]));
@@ -50,7 +53,13 @@ export function loadConfig(
   try {
     parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new ConfigError([(error as Error).message]);
+    throw new ConfigError([
+      flagProblem(
+        error,
+        relevant.map((setting) => setting.flag),
+        command,
+      ),
+    ]);
   }
   const problems: string[] = [];
   const config: Record<string, unknown> = {};

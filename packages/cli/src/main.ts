@@ -1,8 +1,11 @@
+import { cliVersion, commandHelp, SETTINGS_COMMANDS } from './command-help.js';
 import { ConfigError } from './config.js';
 
 const HELP = `taskgate — a Redis-backed, horizontally scalable broker for MCP tasks
 
 usage: taskgate <command> [--flags]
+       taskgate <command> --help    that command's flags, with their environment variables and defaults
+       taskgate --version
 
 commands:
   gateway   serve MCP (Streamable HTTP) on HOST:PORT/mcp
@@ -12,11 +15,18 @@ commands:
   call      call a tool through a gateway: taskgate call [--task] <tool> [json-arguments]
   tasks     operators' view of every owner's tasks: taskgate tasks list|get|cancel|purge --admin-token ...
 
-Every setting is an environment variable and a --flag; see the README's configuration table.`;
+Every setting is an environment variable and a --flag (a flag wins).`;
+
+const wantsHelp = (args: readonly string[]): boolean => args.includes('--help') || args.includes('-h');
 
 /** Runs the `taskgate` command line; resolves to the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
+  // --help answers before anything runs: no Redis, no files, no listener.
+  if (command !== undefined && command in SETTINGS_COMMANDS && wantsHelp(rest)) {
+    process.stdout.write(commandHelp(command as keyof typeof SETTINGS_COMMANDS));
+    return 0;
+  }
   try {
     switch (command) {
       case 'gateway':
@@ -31,6 +41,11 @@ export async function main(argv: readonly string[]): Promise<number> {
         return await (await import('./commands/call.js')).runCall(rest);
       case 'tasks':
         return await (await import('./commands/tasks.js')).runTasks(rest);
+      case '--version':
+      case '-v':
+      case 'version':
+        process.stdout.write(`${cliVersion()}\n`);
+        return 0;
       case undefined:
       case 'help':
       case '--help':

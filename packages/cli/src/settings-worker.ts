@@ -16,7 +16,7 @@ export const WORKER_SETTINGS = [
     scope: 'worker',
     schema: z.string().min(1),
     description:
-      '`taskgate bridge` only: YAML file naming the existing BullMQ queues to offer as tools (see "Bring your own queue").',
+      '`taskgate bridge` only: YAML file naming the existing BullMQ queues to offer as tools (see the bridge guide).',
   },
   {
     env: 'TASKGATE_METRICS_PORT',

@@ -7,7 +7,7 @@ import { WORKER_SETTINGS } from './settings-worker.js';
 
 /**
  * Every setting taskgate reads. Environment variables and `--flags` name the same settings; a flag wins
- * over the environment. The README's configuration table is checked against this list by a test.
+ * over the environment. The settings reference (docs/reference/settings.md) is checked against this list by a test.
  */
 export const SETTINGS = [
   {

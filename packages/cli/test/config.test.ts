@@ -62,7 +62,10 @@ describe('configuration', () => {
       'TASKGATE_RATE_LIMIT_READ (--rate-limit-read): use <points>/<seconds>, e.g. 120/60, or off',
       'TASKGATE_SSE_HEARTBEAT_MS (--sse-heartbeat-ms): Too small: expected number to be >=100',
     ]);
-    expect(problems(() => loadConfig('worker', ['--no-such-flag']))[0]).toContain("Unknown option '--no-such-flag'");
+    expect(problems(() => loadConfig('worker', ['--no-such-flag']))[0]).toBe(
+      'unknown flag --no-such-flag (taskgate worker --help lists every flag)',
+    );
+    expect(problems(() => loadConfig('worker', ['--metrics-prot', '1']))[0]).toContain('did you mean --metrics-port?');
   });
 
   it('builds gateway options, and explains what a JWT or exposed set-up is missing', () => {

@@ -1,7 +1,7 @@
 /**
  * The error catalogue: every JSON-RPC error code taskgate answers with, standard or its own, in one place. Source
- * code names codes only through `ErrorCode`; the README's table of codes is printed from `ERROR_CATALOGUE`
- * (`scripts/error-table.ts`; a test keeps the two equal).
+ * code names codes only through `ErrorCode`; the reference page's table of codes is printed from `ERROR_CATALOGUE`
+ * (`scripts/doc-tables.ts` writes it into docs/reference/errors.md; a test keeps the two equal).
  */
 export const ErrorCode = {
   ParseError: -32700,

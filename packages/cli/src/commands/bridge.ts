@@ -28,7 +28,7 @@ function readBridgeConfig(path: string): ReturnType<typeof loadBridgeConfig> {
 
 /** `taskgate bridge --config bridge.yaml`: offers existing BullMQ queues as tools until SIGTERM/SIGINT. */
 export async function runBridge(argv: readonly string[]): Promise<number> {
-  const { config } = loadConfig('worker', argv);
+  const { config } = loadConfig('worker', argv, process.env, 'bridge');
   if (config.TASKGATE_BRIDGE_CONFIG === undefined) {
     throw new ConfigError(['TASKGATE_BRIDGE_CONFIG (--config) names no file: e.g. --config bridge.yaml']);
   }

@@ -3,9 +3,34 @@ import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { flagProblem } from '../closest-flag.js';
 import { ConfigError } from '../config.js';
 
-const USAGE = `usage: taskgate call [--url URL] [--token TOKEN] [--task] [--ttl MS] <tool> [json-arguments]`;
+const USAGE = `usage: taskgate call [--url URL] [--token TOKEN] [--task] [--ttl MS] <tool> [json-arguments]
+
+Calls one tool through a gateway with the official MCP client: progress and status on stderr, the result on stdout.
+
+  --url URL      the gateway's MCP endpoint (default http://127.0.0.1:3000/mcp)
+  --token TOKEN  a bearer token, sent as the Authorization header
+  --task         run the call as an MCP task (when the server supports tasks for tools/call)
+  --ttl MS       the task's requested ttl`;
+
+const OPTIONS = {
+  url: { type: 'string', default: 'http://127.0.0.1:3000/mcp' },
+  token: { type: 'string' },
+  task: { type: 'boolean', default: false },
+  ttl: { type: 'string' },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+function parse(argv: readonly string[]) {
+  try {
+    return parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true });
+  } catch (error) {
+    const known = Object.keys(OPTIONS).map((name) => `--${name}`);
+    throw new ConfigError([flagProblem(error, known, 'call'), USAGE]);
+  }
+}
 
 /** Asks the user on the terminal for each field of a form elicitation. */
 async function answerOnTerminal(message: string, properties: Record<string, { title?: string; type?: string }>) {
@@ -34,16 +59,11 @@ async function answerOnTerminal(message: string, properties: Record<string, { ti
  * progress and status to stderr and the result to stdout. `--task` runs it as an MCP task.
  */
 export async function runCall(argv: readonly string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    options: {
-      url: { type: 'string', default: 'http://127.0.0.1:3000/mcp' },
-      token: { type: 'string' },
-      task: { type: 'boolean', default: false },
-      ttl: { type: 'string' },
-    },
-    allowPositionals: true,
-  });
+  const { values, positionals } = parse(argv);
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
   const [name, json] = positionals;
   if (name === undefined) throw new ConfigError([USAGE]);
   let args: Record<string, unknown>;

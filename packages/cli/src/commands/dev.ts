@@ -6,6 +6,7 @@ import { type RedisServer, startRedisServer } from '@taskgate/dev-redis';
 import { tools as exampleTools } from '@taskgate/examples';
 import { createGateway } from '@taskgate/gateway';
 import { createWorker } from '@taskgate/worker';
+import { DEV_DEFAULTS } from '../command-help.js';
 import { loadConfig } from '../config.js';
 import { loadOfferings } from '../load-tools.js';
 import { createLogger } from '../logger.js';
@@ -22,18 +23,27 @@ function devCursorSecret(dataDir: string): string {
   return secret;
 }
 
+/** Whether the command line gives a flag (as `--flag value` or `--flag=value`). */
+const hasFlag = (argv: readonly string[], flag: string): boolean =>
+  argv.some((arg) => arg === flag || arg.startsWith(`${flag}=`));
+
 /**
  * `taskgate dev`: everything on one machine, for trying taskgate and developing tools. Uses REDIS_URL or
  * starts a private redis-server with its data under `.data/`, then runs a gateway on 127.0.0.1:3000 and a
- * worker with the example tools (plus any `--tools` modules) in this process.
+ * worker with the example tools (plus any `--tools` modules) in this process. Ctrl-C drains for about
+ * 2 s (DEV_DEFAULTS) then aborts what still runs; a second Ctrl-C stops at once.
  */
 export async function runDev(argv: readonly string[]): Promise<number> {
+  const env: Record<string, string | undefined> = { ...process.env };
+  for (const [name, value] of Object.entries(DEV_DEFAULTS)) env[name] ??= value;
+  // The arguments parse before anything exists: a typo leaves no .data/ and no redis-server behind.
+  loadConfig('dev', argv, env);
+  const ownRedis = env.REDIS_URL === undefined && !hasFlag(argv, '--redis-url');
   const dataDir = resolve('.data');
   mkdirSync(dataDir, { recursive: true });
-  const env = { ...process.env };
   env.TASKGATE_CURSOR_SECRET ??= devCursorSecret(dataDir);
   let redis: RedisServer | undefined;
-  if (env.REDIS_URL === undefined) {
+  if (ownRedis) {
     redis = await startRedisServer({ dir: join(dataDir, 'redis') });
     env.REDIS_URL = redis.url;
   }
@@ -55,7 +65,8 @@ export async function runDev(argv: readonly string[]): Promise<number> {
       process.once('SIGINT', () => done());
       process.once('SIGTERM', () => done());
     });
-    process.stdout.write('\nstopping...\n');
+    process.stdout.write('\nstopping (Ctrl-C again to stop at once)...\n');
+    process.once('SIGINT', () => stopAtOnce(redis));
     await gateway.close();
     await worker.close({ deadlineMs: Math.max(1, config.TASKGATE_DRAIN_TIMEOUT_MS) });
     await telemetry?.shutdown();
@@ -63,6 +74,19 @@ export async function runDev(argv: readonly string[]): Promise<number> {
   } finally {
     await redis?.stop();
   }
+}
+
+/** A second Ctrl-C: the private redis-server gets SIGTERM (it saves and exits) and this process ends now. */
+function stopAtOnce(redis: RedisServer | undefined): never {
+  process.stdout.write('stopped at once\n');
+  if (redis !== undefined) {
+    try {
+      process.kill(redis.pid, 'SIGTERM');
+    } catch {
+      // Already gone.
+    }
+  }
+  process.exit(130);
 }
 
 function banner(url: string, redisUrl: string, ownRedis: boolean, tools: readonly string[]): string {

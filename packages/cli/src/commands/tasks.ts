@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { TaskStatusSchema } from '@taskgate/protocol';
 import { AdminClientError, httpBackend, redisBackend, type TasksBackend } from '../admin-client.js';
+import { flagProblem } from '../closest-flag.js';
 import { ConfigError } from '../config.js';
 import { progressBar, taskReport, tasksTable } from '../tasks-output.js';
 
@@ -61,7 +62,8 @@ export async function runTasks(argv: readonly string[], env: NodeJS.ProcessEnv =
   try {
     parsed = parse(argv);
   } catch (error) {
-    throw new ConfigError([(error as Error).message, USAGE]);
+    const known = Object.keys(OPTIONS).map((name) => `--${name}`);
+    throw new ConfigError([flagProblem(error, known, 'tasks'), USAGE]);
   }
   const { values, positionals } = parsed;
   const [action, taskId, ...extra] = positionals;
@@ -151,24 +153,21 @@ export async function runTasks(argv: readonly string[], env: NodeJS.ProcessEnv =
   }
 }
 
+const OPTIONS = {
+  'admin-url': { type: 'string' },
+  'admin-token': { type: 'string' },
+  redis: { type: 'string' },
+  'key-prefix': { type: 'string' },
+  json: { type: 'boolean' },
+  status: { type: 'string' },
+  tool: { type: 'string' },
+  limit: { type: 'string' },
+  cursor: { type: 'string' },
+  all: { type: 'boolean' },
+  'older-than': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 function parse(argv: readonly string[]) {
-  return parseArgs({
-    args: [...argv],
-    options: {
-      'admin-url': { type: 'string' },
-      'admin-token': { type: 'string' },
-      redis: { type: 'string' },
-      'key-prefix': { type: 'string' },
-      json: { type: 'boolean' },
-      status: { type: 'string' },
-      tool: { type: 'string' },
-      limit: { type: 'string' },
-      cursor: { type: 'string' },
-      all: { type: 'boolean' },
-      'older-than': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    allowPositionals: true,
-    strict: true,
-  });
+  return parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
 }
