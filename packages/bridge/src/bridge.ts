@@ -26,6 +26,7 @@ import { BridgeMetrics } from './bridge-metrics.js';
 import type { BridgeConfig, BridgedToolConfig } from './config.js';
 import { followJob } from './follow-job.js';
 import { QueueFollower } from './queue-follower.js';
+import { createUpstreamServers } from './upstream/servers.js';
 
 /**
  * Executions of a bridged task the worker runtime allows. Only a bridge that died while following a job
@@ -144,11 +145,25 @@ export function createBridge(options: CreateBridgeOptions): TaskgateBridge {
     await Promise.all(all.map(({ follower }) => follower.start()));
   })();
   connected.catch(() => {});
-  const worker = createWorker({ ...workerOptions, tools, metrics: registry, logger });
+  const upstreams =
+    config.servers.length === 0
+      ? undefined
+      : createUpstreamServers({ servers: config.servers, redis, keys, registry, logger });
+  const worker = createWorker({
+    ...workerOptions,
+    tools,
+    ...(upstreams !== undefined && { laterQueues: upstreams.queues }),
+    metrics: registry,
+    logger,
+  });
   const ready = (async () => {
     await connected;
     await worker.ready;
-    logger.info({ tools: worker.tools, queues: [...followed.keys()] }, 'bridge ready');
+    await upstreams?.start(worker);
+    logger.info(
+      { tools: worker.tools, queues: [...followed.keys()], servers: config.servers.map((server) => server.name) },
+      'bridge ready',
+    );
   })();
   ready.catch(() => {});
   let closing: Promise<void> | undefined;
@@ -157,6 +172,8 @@ export function createBridge(options: CreateBridgeOptions): TaskgateBridge {
       try {
         await worker.close(closeOptions);
       } finally {
+        // After the drain: the calls in flight needed their upstream sessions until they ended.
+        await upstreams?.close();
         await Promise.all(all.map(({ follower }) => follower.close()));
         await Promise.all(
           all.map(({ queue }) =>
@@ -170,6 +187,7 @@ export function createBridge(options: CreateBridgeOptions): TaskgateBridge {
   };
   return {
     ready,
+    publishTools: (group, published) => worker.publishTools(group, published),
     tools: worker.tools,
     resources: worker.resources,
     prompts: worker.prompts,

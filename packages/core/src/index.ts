@@ -11,6 +11,8 @@ export {
   type PurgeQuery,
   type TimelineEntry,
 } from './admin-tasks.js';
+export { type UpstreamCallRecord, UpstreamCalls } from './bridge/upstream-calls.js';
+export { UpstreamSnapshots } from './bridge/upstream-snapshots.js';
 export { type AdvanceReply, BridgePositions, type BridgeStream } from './bridge-positions.js';
 export {
   type EventStreamEnds,
