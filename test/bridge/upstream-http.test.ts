@@ -5,7 +5,14 @@ import { type ForkedProcess, freePort } from '@taskgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Pods, startPods } from '../gateway/fixtures/processes.js';
 import { forkBridge, removeConfigs, waitFor, writeConfig } from './support.js';
-import { type Recorded, sdkClient, startEverythingHttp, startRecordingProxy } from './upstream-support.js';
+import {
+  type ExportedSpan,
+  type Recorded,
+  sdkClient,
+  startEverythingHttp,
+  startRecordingProxy,
+  startSpanReceiver,
+} from './upstream-support.js';
 
 // The reference MCP server (@modelcontextprotocol/server-everything, from npm) over Streamable HTTP, behind a
 // recording proxy (what the upstream receives, exactly), a bridge and two gateways.
@@ -18,12 +25,22 @@ let bridge: ForkedProcess;
 let configPath: string;
 let upstream: { proc: ChildProcess; output: () => string } | undefined;
 let proxy: Awaited<ReturnType<typeof startRecordingProxy>>;
+let receiver: Awaited<ReturnType<typeof startSpanReceiver>>;
+/** The bridge's environment besides the pods': the upstream's key and OTLP export to `receiver`. */
+let bridgeEnv: Record<string, string>;
 let upstreamPort: number;
 const clients: Client[] = [];
 
 beforeAll(async () => {
   upstreamPort = await freePort();
   proxy = await startRecordingProxy(upstreamPort);
+  receiver = await startSpanReceiver();
+  bridgeEnv = {
+    UPSTREAM_KEY,
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_BSP_SCHEDULE_DELAY: '100',
+  };
   configPath = writeConfig({
     servers: [
       {
@@ -41,7 +58,7 @@ beforeAll(async () => {
     'upstream-http',
     { TASKGATE_CURSOR_SECRET: 'upstream-http-cursor-secret-0123456789', TASKGATE_POLL_INTERVAL_MS: '100' },
     async (env) => {
-      bridge = await forkBridge({ ...env, UPSTREAM_KEY }, configPath);
+      bridge = await forkBridge({ ...env, ...bridgeEnv }, configPath);
       return bridge;
     },
   );
@@ -53,6 +70,7 @@ afterAll(async () => {
   await pods?.stop();
   upstream?.proc.kill('SIGTERM');
   await proxy?.close();
+  await receiver?.close();
   removeConfigs();
 }, 60_000);
 
@@ -103,6 +121,23 @@ describe('bridge servers: an MCP server over Streamable HTTP', () => {
     }
   });
 
+  it('one client span per upstream call, its traceparent forwarded to the upstream', async () => {
+    const client = await connect();
+    await client.callTool({ name: 'remote.get-sum', arguments: { a: 40, b: 2 } });
+    const call = received('tools/call', 'get-sum').at(-1) as Recorded;
+    const traceparent = String(call.headers.traceparent);
+    const [, traceId, parentId] = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0[01]$/.exec(traceparent) ?? [];
+    expect(traceId).toBeDefined();
+    let span: ExportedSpan | undefined;
+    await waitFor(() => {
+      span = receiver
+        .spans()
+        .find((exported) => exported.name === 'tools/call get-sum' && exported.traceId === traceId);
+      return span !== undefined;
+    }, 'the exported upstream call span');
+    expect(span).toMatchObject({ spanId: parentId, kind: 3 });
+  });
+
   it('cancelling the task cancels the upstream call', async () => {
     const client = await connect();
     const created = await client.request(
@@ -135,7 +170,7 @@ describe('bridge servers: an MCP server over Streamable HTTP', () => {
     await waitFor(() => received('tools/call', 'simulate-research-query').length > 0, 'the upstream task');
     await waitFor(() => received('tasks/result').length > 0, 'the bridge waiting on the upstream task');
     await bridge.stop('SIGKILL');
-    bridge = await forkBridge({ ...pods.env, UPSTREAM_KEY }, configPath);
+    bridge = await forkBridge({ ...pods.env, ...bridgeEnv }, configPath);
     const result = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
     expect(result.isError).not.toBe(true);
     expect(JSON.stringify(result.content)).toContain('# Research Report: durable tasks');

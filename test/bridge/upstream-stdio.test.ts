@@ -6,7 +6,7 @@ import {
   ElicitRequestSchema,
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { ForkedProcess } from '@taskgate/test-harness';
+import { type ForkedProcess, freePort, scrape } from '@taskgate/test-harness';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Pods, startPods } from '../gateway/fixtures/processes.js';
 import { type Json, mcpClient, progressOf } from './mcp-client.js';
@@ -18,15 +18,17 @@ import { everythingStdio, sdkClient, upstreamPids } from './upstream-support.js'
 
 let pods: Pods;
 let bridge: ForkedProcess;
+let metricsPort: number;
 const clients: Client[] = [];
 
 beforeAll(async () => {
   const config = writeConfig({ servers: [everythingStdio({ tools: { exclude: ['*-env'] } })] });
+  metricsPort = await freePort();
   pods = await startPods(
     'upstream-stdio',
     { TASKGATE_CURSOR_SECRET: 'upstream-stdio-cursor-secret-0123456789', TASKGATE_POLL_INTERVAL_MS: '100' },
     async (env) => {
-      bridge = await forkBridge(env, config);
+      bridge = await forkBridge({ ...env, TASKGATE_METRICS_PORT: String(metricsPort) }, config);
       return bridge;
     },
   );
@@ -170,4 +172,18 @@ describe('bridge servers: an MCP server over stdio as durable task tools', () =>
     const again = await client.callTool({ name: 'everything_get-sum', arguments: { a: 1, b: 1 } });
     expect(again.content).toEqual([{ type: 'text', text: 'The sum of 1 and 1 is 2.' }]);
   }, 60_000);
+
+  it('/readyz and the metrics show the server up and count its calls by outcome, with their latency', async () => {
+    const ready = await fetch(`http://127.0.0.1:${metricsPort}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ready', servers: { everything: 'up' } });
+    const metrics = await scrape(`http://127.0.0.1:${metricsPort}/metrics`);
+    const server = { server: 'everything' };
+    expect(metrics.value('taskgate_upstream_up', server)).toBe(1);
+    // The killed call is the one failure; the calls before it and the one after it succeeded.
+    expect(metrics.value('taskgate_upstream_calls_total', { ...server, outcome: 'failed' })).toBe(1);
+    const ok = metrics.value('taskgate_upstream_calls_total', { ...server, outcome: 'ok' });
+    expect(ok).toBeGreaterThanOrEqual(5);
+    expect(metrics.value('taskgate_upstream_call_duration_seconds_count', server)).toBe(ok + 1);
+  });
 });

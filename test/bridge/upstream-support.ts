@@ -99,3 +99,46 @@ export async function sdkClient(
 export function everythingStdio(extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { name: 'everything', stdio: { command: EVERYTHING_BIN, args: ['stdio'] }, ...extra };
 }
+
+/** A span as an OTLP/HTTP JSON export carries it (the fields the tests read). */
+export interface ExportedSpan {
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly name: string;
+  readonly kind: number;
+}
+
+/** An OTLP/HTTP receiver on 127.0.0.1: every span exported to it. */
+export async function startSpanReceiver(): Promise<{
+  endpoint: string;
+  spans: () => ExportedSpan[];
+  close: () => Promise<void>;
+}> {
+  const bodies: string[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => {
+      body += chunk;
+    });
+    req.on('end', () => {
+      bodies.push(body);
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const spans = (): ExportedSpan[] =>
+    bodies.flatMap((body) => {
+      const parsed = JSON.parse(body) as { resourceSpans?: { scopeSpans?: { spans?: ExportedSpan[] }[] }[] };
+      return (parsed.resourceSpans ?? []).flatMap((r) => (r.scopeSpans ?? []).flatMap((s) => s.spans ?? []));
+    });
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    spans,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -35,7 +35,8 @@ import { createUpstreamServers } from './upstream/servers.js';
  */
 const BRIDGE_ATTEMPTS = 1000;
 
-export interface CreateBridgeOptions extends Omit<CreateWorkerOptions, 'tools' | 'resources' | 'prompts'> {
+export interface CreateBridgeOptions
+  extends Omit<CreateWorkerOptions, 'tools' | 'resources' | 'prompts' | 'laterQueues' | 'readyDetails'> {
   readonly config: BridgeConfig;
   /** Re-read of each followed job's state (ms, default 5000). */
   readonly pollMs?: number;
@@ -152,7 +153,10 @@ export function createBridge(options: CreateBridgeOptions): TaskgateBridge {
   const worker = createWorker({
     ...workerOptions,
     tools,
-    ...(upstreams !== undefined && { laterQueues: upstreams.queues }),
+    ...(upstreams !== undefined && {
+      laterQueues: upstreams.queues,
+      readyDetails: () => ({ servers: upstreams.states() }),
+    }),
     metrics: registry,
     logger,
   });

@@ -96,6 +96,8 @@ export interface CreateWorkerOptions {
   readonly metricsPort?: number;
   /** Address that endpoint listens on (default 127.0.0.1; 0.0.0.0 in containers). */
   readonly metricsHost?: string;
+  /** More of the state `/readyz` shows beside its status (a bridge: its upstream servers, each up or down). */
+  readonly readyDetails?: () => Record<string, unknown>;
 }
 
 /** A running worker process's handle. */
@@ -266,6 +268,7 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
           logger,
           // Ready: the tools are registered and consumed, not shutting down, and Redis has the scripts.
           ready: async () => started && closing === undefined && (await ensureScriptsLoaded(redis).then(() => true)),
+          ...(options.readyDetails !== undefined && { details: options.readyDetails }),
         })
       : Promise.resolve(undefined);
   let opsServer: OpsServer | undefined;
