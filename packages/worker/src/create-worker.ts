@@ -53,6 +53,8 @@ const BULLMQ_STALL_LIMIT = 1_000_000;
 export const DEFAULT_LOCK_DURATION_MS = 10_000;
 /** How often a worker looks for jobs of crashed workers by default (one check per queue across all workers). */
 export const DEFAULT_STALLED_INTERVAL_MS = 5000;
+/** How long a job of a later queue waits for its tool to be published before it fails as unknown (ms). */
+const LATER_TOOL_WAIT_MS = 15_000;
 
 export interface CreateWorkerOptions {
   /** An ioredis connection (duplicated, never closed by the worker), or connection options or a Redis URL. */
@@ -187,6 +189,21 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
   const toolMap = new Map(options.tools.map((tool) => [tool.name, tool]));
   /** Names of the tools published by `publishTools`, per group. */
   const groups = new Map<string, readonly string[]>();
+  /** Jobs waiting for their tool to be published (a job taken before its upstream was listed). */
+  const awaitingTools = new Set<() => void>();
+  const laterTool = (name: string): Promise<AnyToolDefinition | undefined> =>
+    new Promise((resolve) => {
+      const check = (): void => {
+        const tool = toolMap.get(name);
+        if (tool === undefined && Date.now() < deadline) return;
+        clearTimeout(timer);
+        awaitingTools.delete(check);
+        resolve(tool);
+      };
+      const deadline = Date.now() + LATER_TOOL_WAIT_MS;
+      const timer = setTimeout(check, LATER_TOOL_WAIT_MS);
+      awaitingTools.add(check);
+    });
   const running = new Map<string, RunningJob>();
   const deps: RunnerDeps = {
     store,
@@ -196,6 +213,7 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
     announce: (uri: string) => announceResourceUpdated(redis, keys, uri),
     announceListChanged: (kind) => announceListChanged(redis, keys, kind),
     tools: toolMap,
+    ...(later.length > 0 && { laterTool }),
     watch: new TaskWatch({ store, bus, intervalMs: settings.statusCheckMs, logger }),
     logger,
     abortGraceMs: settings.abortGraceMs,
