@@ -138,6 +138,42 @@ describe('bridge servers: an MCP server over stdio as durable task tools', () =>
     expect(JSON.stringify(result.content)).toContain('sampled by the test client');
   });
 
+  it('publishes the upstream resources, templates and prompts; reads and gets go to the upstream', async () => {
+    const client = await connect();
+    let templates: Awaited<ReturnType<Client['listResourceTemplates']>>['resourceTemplates'] = [];
+    await waitFor(async () => {
+      templates = (await client.listResourceTemplates()).resourceTemplates;
+      return templates.length > 0;
+    }, 'the upstream resource templates');
+    expect(templates).toContainEqual(
+      expect.objectContaining({
+        name: 'everything_Dynamic Text Resource',
+        uriTemplate: 'demo://resource/dynamic/text/{resourceId}',
+      }),
+    );
+    const read = await client.readResource({ uri: 'demo://resource/dynamic/text/3' });
+    expect(read.contents).toEqual([
+      {
+        uri: 'demo://resource/dynamic/text/3',
+        mimeType: 'text/plain',
+        text: expect.stringMatching(/^Resource 3: This is a plaintext resource created at /),
+      },
+    ]);
+    const resources = (await client.listResources()).resources;
+    const document = resources.find((resource) => resource.uri.startsWith('demo://resource/static/document/'));
+    expect(document?.name.startsWith('everything_')).toBe(true);
+    const prompts = (await client.listPrompts()).prompts;
+    expect(prompts.find((prompt) => prompt.name === 'everything_args-prompt')).toMatchObject({
+      title: 'Arguments Prompt',
+      arguments: [
+        { name: 'city', description: 'Name of the city', required: true },
+        { name: 'state', required: false },
+      ],
+    });
+    const prompt = await client.getPrompt({ name: 'everything_args-prompt', arguments: { city: 'Paris' } });
+    expect(prompt.messages).toEqual([{ role: 'user', content: { type: 'text', text: "What's weather in Paris?" } }]);
+  });
+
   it('a plain call (no task) gets the upstream result unchanged', async () => {
     const client = await connect();
     const result = await client.callTool({ name: 'everything_get-sum', arguments: { a: 2, b: 3 } });

@@ -155,6 +155,7 @@ export function createBridge(options: CreateBridgeOptions): TaskgateBridge {
     tools,
     ...(upstreams !== undefined && {
       laterQueues: upstreams.queues,
+      laterReadQueues: upstreams.readQueues,
       readyDetails: () => ({ servers: upstreams.states() }),
     }),
     metrics: registry,
@@ -192,6 +193,7 @@ export function createBridge(options: CreateBridgeOptions): TaskgateBridge {
   return {
     ready,
     publishTools: (group, published) => worker.publishTools(group, published),
+    publishReads: (group, resources, prompts) => worker.publishReads(group, resources, prompts),
     tools: worker.tools,
     resources: worker.resources,
     prompts: worker.prompts,

@@ -71,6 +71,8 @@ export interface CreateWorkerOptions {
    * (an upstream MCP server's): per queue the jobs one process runs at once.
    */
   readonly laterQueues?: readonly { readonly queue: string; readonly concurrency: number }[];
+  /** Read queues consumed besides those of `resources` and `prompts`, for offerings published with `publishReads`. */
+  readonly laterReadQueues?: readonly string[];
   /** Resource reads, prompt gets and completions one process runs at once (default 16). */
   readonly readConcurrency?: number;
   readonly logger?: Logger;
@@ -111,6 +113,12 @@ export interface TaskgateWorker {
    * before under the same `group`; the ones left out stop being announced and drop out of the catalog.
    */
   publishTools(group: string, tools: readonly AnyToolDefinition[]): Promise<void>;
+  /** Like `publishTools`, for resources, resource templates and prompts (their queues among `laterReadQueues`). */
+  publishReads(
+    group: string,
+    resources: readonly AnyResourceDefinition[],
+    prompts: readonly AnyPromptDefinition[],
+  ): Promise<void>;
   /** Names of the tools this worker runs. */
   readonly tools: readonly string[];
   /** URIs and URI templates of the resources this worker serves. */
@@ -231,6 +239,7 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
     lockDurationMs: settings.lockDurationMs,
     stalledIntervalMs: settings.stalledIntervalMs,
     announce: deps.announce,
+    ...(options.laterReadQueues !== undefined && { laterQueues: options.laterReadQueues }),
   });
 
   /** A job BullMQ failed for good without runJob storing an outcome (e.g. Redis trouble): fail the task too. */
@@ -362,6 +371,10 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
   return {
     ready,
     publishTools,
+    publishReads: async (group, resources, prompts) => {
+      if (reads === undefined) throw new TaskgateError('INVALID_CONFIG', 'publishReads needs laterReadQueues');
+      await reads.publish(group, resources, prompts);
+    },
     tools: names,
     resources: reads?.resources ?? [],
     resourceUpdated: deps.announce,

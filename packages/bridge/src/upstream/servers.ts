@@ -8,6 +8,7 @@ import { callUpstream } from './upstream-call.js';
 import { listAllTools, upstreamRunsTasks, upstreamToolDefinitions } from './upstream-catalog.js';
 import { UpstreamMetrics } from './upstream-metrics.js';
 import { UpstreamPool } from './upstream-pool.js';
+import { listAllReads, upstreamReadDefinitions } from './upstream-reads.js';
 
 /** How long the last tool list of a server is kept for a bridge that starts while it is down (ms). */
 const SNAPSHOT_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -24,6 +25,8 @@ export interface UpstreamServersOptions {
 export interface UpstreamServers {
   /** The queues their tools' jobs go to, one per server, with its `concurrency`. */
   readonly queues: readonly { readonly queue: string; readonly concurrency: number }[];
+  /** The queues of their resource reads and prompt gets, one per server. */
+  readonly readQueues: readonly string[];
   /** Starts the servers and publishes their tools through `worker` (its `ready` resolved). */
   start(worker: TaskgateWorker): Promise<void>;
   /** Each server's state, for readiness. */
@@ -62,7 +65,12 @@ export function createUpstreamServers(options: UpstreamServersOptions): Upstream
       const tools = await listAllTools(control.client);
       await snapshots.save(server.name, tools, SNAPSHOT_TTL_MS);
       const count = await publish(tools, (tool) => upstreamRunsTasks(control.client, tool));
-      logger.info({ server: server.name, tools: count }, 'upstream tools published');
+      const reads = upstreamReadDefinitions(server, await listAllReads(control.client), pool, logger);
+      await worker.publishReads(`upstream:${server.name}`, reads.resources, reads.prompts);
+      logger.info(
+        { server: server.name, tools: count, resources: reads.resources.length, prompts: reads.prompts.length },
+        'upstream tools published',
+      );
     };
     // Coalesces list_changed news: one listing at a time, one more if news came meanwhile.
     const refresh = (): void => {
@@ -93,6 +101,7 @@ export function createUpstreamServers(options: UpstreamServersOptions): Upstream
 
   return {
     queues: options.servers.map((server) => ({ queue: `upstream.${server.name}`, concurrency: server.concurrency })),
+    readQueues: options.servers.map((server) => `upstream-reads.${server.name}`),
     async start(started: TaskgateWorker): Promise<void> {
       worker = started;
       for (const { pool } of entries) pool.start();

@@ -11,6 +11,8 @@ import {
   ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
   McpError,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { type Logger, traceCarrierOf } from '@taskgate/core';
@@ -36,7 +38,7 @@ export interface UpstreamClient {
 
 export interface ConnectOptions {
   readonly logger: Logger;
-  /** Told when the upstream announces `notifications/tools/list_changed`. */
+  /** Told when the upstream announces that its tools, resources or prompts changed (`list_changed`). */
   readonly onToolsChanged?: () => void;
   /** Resume this Streamable HTTP session instead of starting one (no initialize). */
   readonly sessionId?: string;
@@ -128,6 +130,8 @@ export async function connectUpstream(server: UpstreamServerConfig, options: Con
   const onToolsChanged = options.onToolsChanged;
   if (onToolsChanged !== undefined) {
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => onToolsChanged());
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, async () => onToolsChanged());
+    client.setNotificationHandler(PromptListChangedNotificationSchema, async () => onToolsChanged());
   }
   let ended: () => void = () => {};
   const closed = new Promise<void>((resolve) => {
