@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { type ForkedProcess, freePort } from '@taskgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Pods, startPods } from '../gateway/fixtures/processes.js';
@@ -81,8 +81,8 @@ async function connect(capabilities: Record<string, unknown> = {}): Promise<Clie
 }
 
 /** The JSON-RPC messages the upstream received with this method (and tool name). */
-function received(method: string, tool?: string): Recorded[] {
-  return proxy.recorded.filter((request) => {
+function received(method: string, tool?: string, from = 0): Recorded[] {
+  return proxy.recorded.slice(from).filter((request) => {
     if (request.body === '') return false;
     const messages = [JSON.parse(request.body)].flat() as { method?: string; params?: { name?: string } }[];
     return messages.some(
@@ -157,8 +157,30 @@ describe('bridge servers: an MCP server over Streamable HTTP', () => {
     expect(cancelled.params).toMatchObject({ requestId: call.id });
   });
 
+  it('an upstream task that asks for input: the elicitation (by related task) reaches the client, its answer the upstream', async () => {
+    const client = await connect({ elicitation: { form: {} } });
+    const asked: string[] = [];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message);
+      return { action: 'accept', content: { interpretation: 'programming' } };
+    });
+    const created = await client.request(
+      {
+        method: 'tools/call',
+        params: { name: 'remote.simulate-research-query', arguments: { topic: 'python', ambiguous: true }, task: {} },
+      },
+      CreateTaskResultSchema,
+    );
+    const result = await client.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema);
+    expect(asked).toEqual([
+      'The research query "python" could have multiple interpretations. Please clarify what you\'re looking for:',
+    ]);
+    expect(JSON.stringify(result.content)).toContain('**Clarification**: programming');
+  }, 60_000);
+
   it('runs simulate-research-query as an upstream task; a bridge killed -9 mid-task is replaced and the result arrives, the tool run once', async () => {
     const client = await connect();
+    const from = proxy.recorded.length;
     const created = await client.request(
       {
         method: 'tools/call',
@@ -167,8 +189,11 @@ describe('bridge servers: an MCP server over Streamable HTTP', () => {
       CreateTaskResultSchema,
     );
     const taskId = created.task.taskId;
-    await waitFor(() => received('tools/call', 'simulate-research-query').length > 0, 'the upstream task');
-    await waitFor(() => received('tasks/result').length > 0, 'the bridge waiting on the upstream task');
+    await waitFor(() => received('tools/call', 'simulate-research-query', from).length > 0, 'the upstream task');
+    await waitFor(
+      () => received('tasks/result', undefined, from).length > 0,
+      'the bridge waiting on the upstream task',
+    );
     await bridge.stop('SIGKILL');
     bridge = await forkBridge({ ...pods.env, ...bridgeEnv }, configPath);
     const result = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
@@ -176,9 +201,27 @@ describe('bridge servers: an MCP server over Streamable HTTP', () => {
     expect(JSON.stringify(result.content)).toContain('# Research Report: durable tasks');
     expect((await client.experimental.tasks.getTask(taskId)).status).toBe('completed');
     // The upstream ran the tool once; the new bridge followed the same upstream task in the same session.
-    expect(received('tools/call', 'simulate-research-query')).toHaveLength(1);
-    const sessions = new Set(received('tasks/result').map((request) => request.headers['mcp-session-id']));
+    expect(received('tools/call', 'simulate-research-query', from)).toHaveLength(1);
+    const sessions = new Set(
+      received('tasks/result', undefined, from).map((request) => request.headers['mcp-session-id']),
+    );
     expect(sessions.size).toBe(1);
     expect(bridge.output()).toContain('following the upstream task after a restart');
   }, 90_000);
+
+  it('a bridge that starts while the upstream is down offers its last listed tools; a call fails fast, clearly', async () => {
+    await bridge.stop('SIGTERM', 10_000);
+    upstream?.proc.kill('SIGTERM');
+    await new Promise((resolve) => upstream?.proc.once('exit', resolve));
+    bridge = await forkBridge({ ...pods.env, ...bridgeEnv }, configPath);
+    const client = await connect();
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    expect(names).toEqual(expect.arrayContaining(['remote.get-sum', 'remote.simulate-research-query']));
+    const result = await client.callTool({ name: 'remote.get-sum', arguments: { a: 1, b: 1 } });
+    expect(result).toEqual({
+      content: [{ type: 'text', text: "The upstream MCP server 'remote' is not available" }],
+      isError: true,
+    });
+    expect(bridge.output()).toContain('upstream down: its last listed tools are published');
+  }, 60_000);
 });

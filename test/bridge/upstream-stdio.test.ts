@@ -222,4 +222,33 @@ describe('bridge servers: an MCP server over stdio as durable task tools', () =>
     expect(ok).toBeGreaterThanOrEqual(5);
     expect(metrics.value('taskgate_upstream_call_duration_seconds_count', server)).toBe(ok + 1);
   });
+
+  it('on SIGTERM the bridge lets the running call finish, then stops the server process', async () => {
+    const client = await connect();
+    const pid = upstreamPids(bridge, 'everything').at(-1) as number;
+    const created = await client.request(
+      {
+        method: 'tools/call',
+        params: { name: 'everything_trigger-long-running-operation', arguments: { duration: 2, steps: 2 }, task: {} },
+      },
+      CreateTaskResultSchema,
+    );
+    const taskId = created.task.taskId;
+    await waitFor(async () => (await client.experimental.tasks.getTask(taskId)).status === 'working', 'the call');
+    process.kill(bridge.pid, 'SIGTERM');
+    const result = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+    expect(result.content).toEqual([
+      { type: 'text', text: 'Long running operation completed. Duration: 2 seconds, Steps: 2.' },
+    ]);
+    expect(await bridge.exited).toBe(0);
+    const alive = (): boolean => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    await waitFor(() => !alive(), 'the server process to stop', 10_000);
+  }, 60_000);
 });
