@@ -1,6 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  CreateTaskResultSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { type ForkedProcess, freePort } from '@taskgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Pods, startPods } from '../gateway/fixtures/processes.js';
@@ -177,6 +182,15 @@ describe('bridge servers: an MCP server over Streamable HTTP', () => {
     ]);
     expect(JSON.stringify(result.content)).toContain('**Clarification**: programming');
   }, 60_000);
+
+  it("the upstream's roots/list reaches the client during the call; its answer goes back", async () => {
+    const client = await connect({ roots: {} });
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({
+      roots: [{ uri: 'file:///srv/project', name: 'project' }],
+    }));
+    const result = await client.callTool({ name: 'remote.get-roots-list', arguments: {} });
+    expect(JSON.stringify(result.content)).toContain('1. project\\n   URI: file:///srv/project');
+  });
 
   it('runs simulate-research-query as an upstream task; a bridge killed -9 mid-task is replaced and the result arrives, the tool run once', async () => {
     const client = await connect();
