@@ -79,10 +79,7 @@ function invalid(problem: string): TaskgateError {
 }
 
 /** Indexes the definitions by the key the gateway routes with, refusing duplicates and foreign objects. */
-function offeringSet(
-  resources: readonly AnyResourceDefinition[],
-  prompts: readonly AnyPromptDefinition[],
-) {
+function offeringSet(resources: readonly AnyResourceDefinition[], prompts: readonly AnyPromptDefinition[]) {
   const set = {
     resources: new Map<string, ResourceDefinition>(),
     templates: new Map<string, ResourceTemplateDefinition>(),
