@@ -91,6 +91,8 @@ export function upstreamToolDefinitions(
         retryOnCrash: task ? RESUMES : (override.retryOnCrash ?? false),
         concurrency: server.concurrency,
         timeoutMs: server.timeoutMs,
+        ...(server.inlineWaitMs !== undefined && { inlineWaitMs: server.inlineWaitMs }),
+        ...(server.allow !== undefined && { allow: server.allow }),
         handler: (args, ctx) => run(tool, task, args, ctx),
       });
       definitions.push(
