@@ -198,9 +198,12 @@ describe('bridge servers: an MCP server over stdio as durable task tools', () =>
     const result = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
     expect((await client.experimental.tasks.getTask(taskId)).status).toBe('failed');
     expect(result.isError).toBe(true);
-    expect(result.content[0]?.text).toBe(
-      "The upstream MCP server 'everything' stopped during the call (its process exited or its connection closed); the call did not complete",
-    );
+    expect(result.content).toEqual([
+      {
+        type: 'text',
+        text: "The upstream MCP server 'everything' stopped during the call (its process exited or its connection closed); the call did not complete",
+      },
+    ]);
     await waitFor(() => upstreamPids(bridge, 'everything').length > first.length, 'the restarted server', 20_000);
     // Each process's stderr is in the bridge's log, line by line, with the server's name.
     const started = bridge.output().match(/"server":"everything","stderr":"Starting default \(STDIO\) server..."/g);
