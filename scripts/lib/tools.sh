@@ -104,3 +104,17 @@ ensure_celery_venv() {
     "redis==$REDIS_PY_VERSION" "packaging==$PACKAGING_VERSION" "bullmq==$BULLMQ_PY_VERSION" >&2
   touch "$stamp"
 }
+
+# mcp-server-time (PyPI, pinned) in a private virtual environment: the Python MCP server the bridge tests run over
+# stdio (test/bridge/upstream-python.test.ts). Prints nothing on success; the server is
+# TASKGATE_TOOLS_DIR/mcp-time-venv/bin/mcp-server-time.
+MCP_SERVER_TIME_VERSION=2026.10.19
+ensure_mcp_server_time() {
+  local venv="$TASKGATE_TOOLS_DIR/mcp-time-venv"
+  if [ -f "$venv/.mcp-server-time-$MCP_SERVER_TIME_VERSION" ]; then return 0; fi
+  command -v python3 >/dev/null 2>&1 || { echo "python3 is needed to install mcp-server-time" >&2; return 1; }
+  echo "installing mcp-server-time $MCP_SERVER_TIME_VERSION into $venv" >&2
+  python3 -m venv "$venv" >&2
+  "$venv/bin/pip" install --quiet "mcp-server-time==$MCP_SERVER_TIME_VERSION" >&2
+  touch "$venv/.mcp-server-time-$MCP_SERVER_TIME_VERSION"
+}

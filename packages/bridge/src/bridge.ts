@@ -28,6 +28,7 @@ import { celeryTools } from './celery/celery-tools.js';
 import { type AnyBridgedToolConfig, type BridgeConfig, type BridgedToolConfig, isCeleryTool } from './config.js';
 import { followJob } from './follow-job.js';
 import { QueueFollower } from './queue-follower.js';
+import { createUpstreamServers } from './upstream/servers.js';
 
 /**
  * Executions of a bridged task the worker runtime allows. Only a bridge that died while following a job
@@ -36,7 +37,8 @@ import { QueueFollower } from './queue-follower.js';
  */
 const BRIDGE_ATTEMPTS = 1000;
 
-export interface CreateBridgeOptions extends Omit<CreateWorkerOptions, 'tools' | 'resources' | 'prompts'> {
+export interface CreateBridgeOptions
+  extends Omit<CreateWorkerOptions, 'tools' | 'resources' | 'prompts' | 'laterQueues' | 'readyDetails'> {
   readonly config: BridgeConfig;
   /** Re-read of each followed job's state (ms, default 5000). */
   readonly pollMs?: number;
@@ -159,11 +161,29 @@ export function createBridge(options: CreateBridgeOptions): TaskgateBridge {
     await Promise.all(all.map(({ follower }) => follower.start()));
   })();
   connected.catch(() => {});
-  const worker = createWorker({ ...workerOptions, tools, metrics: registry, logger });
+  const upstreams =
+    config.servers.length === 0
+      ? undefined
+      : createUpstreamServers({ servers: config.servers, redis, keys, registry, logger });
+  const worker = createWorker({
+    ...workerOptions,
+    tools,
+    ...(upstreams !== undefined && {
+      laterQueues: upstreams.queues,
+      laterReadQueues: upstreams.readQueues,
+      readyDetails: () => ({ servers: upstreams.states() }),
+    }),
+    metrics: registry,
+    logger,
+  });
   const ready = (async () => {
     await connected;
     await worker.ready;
-    logger.info({ tools: worker.tools, queues: [...followed.keys()] }, 'bridge ready');
+    await upstreams?.start(worker);
+    logger.info(
+      { tools: worker.tools, queues: [...followed.keys()], servers: config.servers.map((server) => server.name) },
+      'bridge ready',
+    );
   })();
   ready.catch(() => {});
   let closing: Promise<void> | undefined;
@@ -172,6 +192,8 @@ export function createBridge(options: CreateBridgeOptions): TaskgateBridge {
       try {
         await worker.close(closeOptions);
       } finally {
+        // After the drain: the calls in flight needed their upstream sessions until they ended.
+        await upstreams?.close();
         await Promise.all(all.map(({ follower }) => follower.close()));
         await celery.close();
         await Promise.all(
@@ -186,6 +208,8 @@ export function createBridge(options: CreateBridgeOptions): TaskgateBridge {
   };
   return {
     ready,
+    publishTools: (group, published) => worker.publishTools(group, published),
+    publishReads: (group, resources, prompts) => worker.publishReads(group, resources, prompts),
     tools: worker.tools,
     resources: worker.resources,
     prompts: worker.prompts,

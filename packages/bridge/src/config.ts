@@ -3,6 +3,7 @@ import { ToolJsonSchemaSchema } from '@taskgate/protocol';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { CelerySchema, celeryProblems } from './celery/celery-config.js';
+import { resolveServers, ServerSchema } from './upstream/server-config.js';
 
 /** MCP tool names: 1–128 characters of A-Z a-z 0-9 _ - . */
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -61,10 +62,18 @@ const ToolSchema = z.unknown().transform((value, ctx) => {
   return z.NEVER;
 });
 
-const BridgeConfigSchema = z.strictObject({
-  connections: z.record(z.string(), ConnectionSchema),
-  tools: z.array(ToolSchema).min(1, 'must list at least one tool'),
-});
+const BridgeConfigSchema = z
+  .strictObject({
+    connections: z.record(z.string(), ConnectionSchema).default({}),
+    tools: z.array(ToolSchema).default([]),
+    /** Upstream MCP servers whose tools the bridge offers (see upstream/server-config.ts). */
+    servers: z.array(ServerSchema).default([]),
+  })
+  .superRefine((config, context) => {
+    if (config.tools.length === 0 && config.servers.length === 0) {
+      context.addIssue({ code: 'custom', path: [], message: 'must list at least one entry in tools or servers' });
+    }
+  });
 
 export type BridgeConfig = z.output<typeof BridgeConfigSchema>;
 /** A tool bridged to an existing BullMQ queue. */
@@ -96,14 +105,17 @@ export class BridgeConfigError extends TaskgateError {
   }
 }
 
-/** Validates a parsed bridge config; throws BridgeConfigError listing every problem with its path. */
-export function parseBridgeConfig(input: unknown): BridgeConfig {
+/**
+ * Validates a parsed bridge config, `${NAME}` in the servers' env, headers and url read from `env`; throws
+ * BridgeConfigError listing every problem with its path.
+ */
+export function parseBridgeConfig(input: unknown, env: NodeJS.ProcessEnv = process.env): BridgeConfig {
   const parsed = BridgeConfigSchema.safeParse(input);
   if (!parsed.success) {
     throw new BridgeConfigError(parsed.error.issues.map((issue) => `${pathOf(issue.path)}: ${issue.message}`));
   }
-  const config = parsed.data;
   const problems: string[] = [];
+  const config = { ...parsed.data, servers: resolveServers(parsed.data.servers, env, problems) };
   const names = new Set<string>();
   config.tools.forEach((tool, index) => {
     if (names.has(tool.name)) problems.push(`tools[${index}].name: duplicate tool name "${tool.name}"`);
@@ -126,12 +138,12 @@ export function parseBridgeConfig(input: unknown): BridgeConfig {
 }
 
 /** Parses and validates a bridge config written in YAML (or JSON). */
-export function loadBridgeConfig(text: string): BridgeConfig {
+export function loadBridgeConfig(text: string, env: NodeJS.ProcessEnv = process.env): BridgeConfig {
   let document: unknown;
   try {
     document = parseYaml(text);
   } catch (error) {
     throw new BridgeConfigError([`(root): not valid YAML (${(error as Error).message})`]);
   }
-  return parseBridgeConfig(document);
+  return parseBridgeConfig(document, env);
 }

@@ -48,7 +48,7 @@ describe('bridge config', () => {
     const tool = config.tools[0] as Record<string, unknown>;
     expect(problems({ connections: { a: { url: 'http://x' } }, tools: [] })).toEqual([
       'connections.a.url: must start with redis:// or rediss://',
-      'tools: must list at least one tool',
+      '(root): must list at least one entry in tools or servers',
     ]);
     expect(problems({ ...config, tools: [{ ...tool, queue: { name: 'a:b', connection: 'legacy' } }] })).toEqual([
       'tools[0].queue.name: must be 1-200 characters without ":" or spaces',

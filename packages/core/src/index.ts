@@ -23,6 +23,8 @@ export {
 export { CeleryBroker, celeryQueueList, type QueuedCeleryMessage } from './bridge/celery-broker.js';
 export { CeleryHandOffs, type HandOffState } from './bridge/celery-hand-offs.js';
 export { type CeleryMeta, CeleryResults } from './bridge/celery-results.js';
+export { type UpstreamCallRecord, UpstreamCalls } from './bridge/upstream-calls.js';
+export { UpstreamSnapshots } from './bridge/upstream-snapshots.js';
 export { announceListChanged, Catalog, type CatalogOptions } from './catalog/catalog.js';
 export {
   OfferingCatalog,

@@ -53,6 +53,8 @@ const BULLMQ_STALL_LIMIT = 1_000_000;
 export const DEFAULT_LOCK_DURATION_MS = 10_000;
 /** How often a worker looks for jobs of crashed workers by default (one check per queue across all workers). */
 export const DEFAULT_STALLED_INTERVAL_MS = 5000;
+/** How long a job of a later queue waits for its tool to be published before it fails as unknown (ms). */
+const LATER_TOOL_WAIT_MS = 15_000;
 
 export interface CreateWorkerOptions {
   /** An ioredis connection (duplicated, never closed by the worker), or connection options or a Redis URL. */
@@ -64,6 +66,13 @@ export interface CreateWorkerOptions {
   readonly resources?: readonly AnyResourceDefinition[];
   /** Prompts (`definePrompt`) this worker serves. */
   readonly prompts?: readonly AnyPromptDefinition[];
+  /**
+   * Queues consumed besides those of `tools`, for tools found at run time and published with `publishTools`
+   * (an upstream MCP server's): per queue the jobs one process runs at once.
+   */
+  readonly laterQueues?: readonly { readonly queue: string; readonly concurrency: number }[];
+  /** Read queues consumed besides those of `resources` and `prompts`, for offerings published with `publishReads`. */
+  readonly laterReadQueues?: readonly string[];
   /** Resource reads, prompt gets and completions one process runs at once (default 16). */
   readonly readConcurrency?: number;
   readonly logger?: Logger;
@@ -91,12 +100,25 @@ export interface CreateWorkerOptions {
   readonly metricsPort?: number;
   /** Address that endpoint listens on (default 127.0.0.1; 0.0.0.0 in containers). */
   readonly metricsHost?: string;
+  /** More of the state `/readyz` shows beside its status (a bridge: its upstream servers, each up or down). */
+  readonly readyDetails?: () => Record<string, unknown>;
 }
 
 /** A running worker process's handle. */
 export interface TaskgateWorker {
   /** Resolves once the tools are in the catalog and their BullMQ workers run. */
   readonly ready: Promise<void>;
+  /**
+   * Publishes tools found at run time (their queues among `laterQueues`) in place of those published
+   * before under the same `group`; the ones left out stop being announced and drop out of the catalog.
+   */
+  publishTools(group: string, tools: readonly AnyToolDefinition[]): Promise<void>;
+  /** Like `publishTools`, for resources, resource templates and prompts (their queues among `laterReadQueues`). */
+  publishReads(
+    group: string,
+    resources: readonly AnyResourceDefinition[],
+    prompts: readonly AnyPromptDefinition[],
+  ): Promise<void>;
   /** Names of the tools this worker runs. */
   readonly tools: readonly string[];
   /** URIs and URI templates of the resources this worker serves. */
@@ -129,8 +151,16 @@ function positive(name: string, value: number | undefined, fallback: number): nu
 /** Starts a worker: registers `tools` in the catalog (with heartbeats) and consumes their BullMQ queues. */
 export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
   const offersReads = (options.resources?.length ?? 0) + (options.prompts?.length ?? 0) > 0;
-  // A worker may serve only resources and prompts; planQueues insists on tools otherwise.
-  const plans = offersReads && options.tools.length === 0 ? [] : planQueues(options.tools);
+  const later = (options.laterQueues ?? []).map((plan) => ({
+    queue: plan.queue,
+    tools: [],
+    concurrency: plan.concurrency,
+  }));
+  // A worker may serve only resources and prompts, or tools found later; planQueues insists on tools otherwise.
+  const plans = [
+    ...((offersReads || later.length > 0) && options.tools.length === 0 ? [] : planQueues(options.tools)),
+    ...later,
+  ];
   const logger = options.logger ?? noopLogger;
   const settings = {
     heartbeatMs: positive('heartbeatMs', options.heartbeatMs, 10_000),
@@ -164,6 +194,24 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
     watchQueues(registry, async () => plans.map((plan) => ownQueues.queue(plan.queue))),
   ];
   const catalog = new ToolCatalog({ redis, keys });
+  const toolMap = new Map(options.tools.map((tool) => [tool.name, tool]));
+  /** Names of the tools published by `publishTools`, per group. */
+  const groups = new Map<string, readonly string[]>();
+  /** Jobs waiting for their tool to be published (a job taken before its upstream was listed). */
+  const awaitingTools = new Set<() => void>();
+  const laterTool = (name: string): Promise<AnyToolDefinition | undefined> =>
+    new Promise((resolve) => {
+      const check = (): void => {
+        const tool = toolMap.get(name);
+        if (tool === undefined && Date.now() < deadline) return;
+        clearTimeout(timer);
+        awaitingTools.delete(check);
+        resolve(tool);
+      };
+      const deadline = Date.now() + LATER_TOOL_WAIT_MS;
+      const timer = setTimeout(check, LATER_TOOL_WAIT_MS);
+      awaitingTools.add(check);
+    });
   const running = new Map<string, RunningJob>();
   const deps: RunnerDeps = {
     store,
@@ -172,7 +220,8 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
     inputTimeoutMs: settings.inputTimeoutMs,
     announce: (uri: string) => announceResourceUpdated(redis, keys, uri),
     announceListChanged: (kind) => announceListChanged(redis, keys, kind),
-    tools: new Map(options.tools.map((tool) => [tool.name, tool])),
+    tools: toolMap,
+    ...(later.length > 0 && { laterTool }),
     watch: new TaskWatch({ store, bus, intervalMs: settings.statusCheckMs, logger }),
     logger,
     abortGraceMs: settings.abortGraceMs,
@@ -190,6 +239,7 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
     lockDurationMs: settings.lockDurationMs,
     stalledIntervalMs: settings.stalledIntervalMs,
     announce: deps.announce,
+    ...(options.laterReadQueues !== undefined && { laterQueues: options.laterReadQueues }),
   });
 
   /** A job BullMQ failed for good without runJob storing an outcome (e.g. Redis trouble): fail the task too. */
@@ -226,11 +276,12 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
   });
 
   const names = options.tools.map((tool) => tool.name);
+  const liveNames = (): string[] => [...toolMap.keys()];
+  const liveEntries = () => [...toolMap.values()].map(toCatalogEntry);
   // The operator console lists live workers from these heartbeats (three heartbeats long).
   const presence = new WorkerRegistry(redis, keys);
   const self = { id: randomBytes(9).toString('base64url'), pod: podName(), tools: names, startedAt: Date.now() };
   const beat = (): Promise<void> => presence.beat(self, 3 * settings.heartbeatMs);
-  const entries = options.tools.map(toCatalogEntry);
   let heartbeat: NodeJS.Timeout | undefined;
   let closing: Promise<void> | undefined;
   let started = false;
@@ -244,22 +295,23 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
           logger,
           // Ready: the tools are registered and consumed, not shutting down, and Redis has the scripts.
           ready: async () => started && closing === undefined && (await ensureScriptsLoaded(redis).then(() => true)),
+          ...(options.readyDetails !== undefined && { details: options.readyDetails }),
         })
       : Promise.resolve(undefined);
   let opsServer: OpsServer | undefined;
   // Heartbeats only refresh liveness; after a reconnect (Redis may have restarted empty) publish the entries again.
   bus.onReconnect(() => {
-    Promise.all([catalog.register(entries), reads?.register()]).catch((error: unknown) =>
+    Promise.all([catalog.register(liveEntries()), reads?.register()]).catch((error: unknown) =>
       logger.warn({ err: errorMessage(error) }, 're-register failed'),
     );
   });
   const ready = (async () => {
     opsServer = await ops;
     await Promise.all(workers.map((worker) => worker.ready()));
-    await Promise.all([catalog.register(entries), reads?.start(), beat()]);
+    await Promise.all([catalog.register(liveEntries()), reads?.start(), beat()]);
     if (closing !== undefined) return;
     heartbeat = setInterval(() => {
-      Promise.all([catalog.heartbeat(names), reads?.heartbeat(), beat()]).catch((error: unknown) =>
+      Promise.all([catalog.heartbeat(liveNames()), reads?.heartbeat(), beat()]).catch((error: unknown) =>
         logger.warn({ err: errorMessage(error) }, 'heartbeat failed'),
       );
     }, settings.heartbeatMs);
@@ -297,8 +349,32 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
     return closing;
   };
 
+  const publishTools = async (group: string, tools: readonly AnyToolDefinition[]): Promise<void> => {
+    const before = groups.get(group) ?? [];
+    for (const tool of tools) {
+      const owner = toolMap.get(tool.name);
+      if (owner !== undefined && !before.includes(tool.name) && owner !== tool) {
+        throw new TaskgateError('INVALID_CONFIG', `Two tools are named '${tool.name}': tool names must be unique`);
+      }
+    }
+    for (const name of before) toolMap.delete(name);
+    for (const tool of tools) toolMap.set(tool.name, tool);
+    groups.set(
+      group,
+      tools.map((tool) => tool.name),
+    );
+    const removed = before.some((name) => !toolMap.has(name));
+    await catalog.register(tools.map(toCatalogEntry));
+    if (removed) await announceListChanged(redis, keys, 'tools');
+  };
+
   return {
     ready,
+    publishTools,
+    publishReads: async (group, resources, prompts) => {
+      if (reads === undefined) throw new TaskgateError('INVALID_CONFIG', 'publishReads needs laterReadQueues');
+      await reads.publish(group, resources, prompts);
+    },
     tools: names,
     resources: reads?.resources ?? [],
     resourceUpdated: deps.announce,

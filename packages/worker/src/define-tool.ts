@@ -88,6 +88,13 @@ export interface ToolConfig<I extends z.ZodObject, O extends z.ZodObject | undef
    * Sessions of 2025-11-25 are not affected.
    */
   readonly inputBeforeTask?: boolean;
+  /**
+   * Revision 2026-07-28, a client of the tasks extension calling an `optional` tool: how long the gateway waits
+   * for the task before it answers with the CreateTaskResult (ms); a task finished by then answers inline.
+   */
+  readonly inlineWaitMs?: number;
+  /** Principals (globs, e.g. `team-a/*`) who may list and call the tool; default everyone. */
+  readonly allow?: readonly string[];
   handler(args: z.output<I>, ctx: ToolContext): ToolReturn<O> | Promise<ToolReturn<O>>;
 }
 
@@ -110,6 +117,8 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   readonly timeoutMs?: number;
   readonly immediateResponse?: string;
   readonly inputBeforeTask?: boolean;
+  readonly inlineWaitMs?: number;
+  readonly allow?: readonly string[];
   /** JSON Schema (2020-12) of the arguments as a client sends them: zod's without `$schema`, or the one given. */
   readonly inputJsonSchema: ToolJsonSchema;
   readonly outputJsonSchema?: ToolJsonSchema;
@@ -221,6 +230,13 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject | undefi
   positiveInt(name, 'rateLimit.max', config.rateLimit?.max, 1);
   positiveInt(name, 'rateLimit.durationMs', config.rateLimit?.durationMs, 1);
   const crashReruns = crashRerunsOf(name, config.retryOnCrash);
+  positiveInt(name, 'inlineWaitMs', config.inlineWaitMs, 0);
+  if (
+    config.allow !== undefined &&
+    (!Array.isArray(config.allow) || config.allow.some((p) => typeof p !== 'string' || p === ''))
+  ) {
+    throw invalid(name, 'allow must be a list of non-empty principal globs');
+  }
 
   const inputJsonSchema = raw
     ? rawJsonSchema(name, input.inputSchema)
@@ -246,6 +262,8 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject | undefi
     ...(config.timeoutMs !== undefined && { timeoutMs: config.timeoutMs }),
     ...(config.immediateResponse !== undefined && { immediateResponse: String(config.immediateResponse) }),
     ...(config.inputBeforeTask === true && { inputBeforeTask: true }),
+    ...(config.inlineWaitMs !== undefined && { inlineWaitMs: config.inlineWaitMs }),
+    ...(config.allow !== undefined && { allow: [...config.allow] }),
     inputJsonSchema,
     ...(outputJsonSchema !== undefined && { outputJsonSchema }),
     handler: config.handler,
@@ -282,5 +300,7 @@ export function toCatalogEntry(def: AnyToolDefinition): CatalogEntry {
     ...(def.backoffMs !== undefined && { backoffMs: def.backoffMs }),
     ...(def.immediateResponse !== undefined && { immediateResponse: def.immediateResponse }),
     ...(def.inputBeforeTask === true && { inputBeforeTask: true }),
+    ...(def.inlineWaitMs !== undefined && { inlineWaitMs: def.inlineWaitMs }),
+    ...(def.allow !== undefined && { allow: def.allow }),
   };
 }

@@ -18,6 +18,8 @@ export async function startOpsServer(options: {
   readonly host: string;
   readonly registry: Registry;
   readonly ready: () => Promise<boolean>;
+  /** More of the state `/readyz` shows beside `status` (e.g. a bridge's upstream servers). */
+  readonly details?: () => Record<string, unknown>;
   readonly logger: Logger;
 }): Promise<OpsServer> {
   const { registry, logger } = options;
@@ -31,7 +33,11 @@ export async function startOpsServer(options: {
     if (path === '/readyz') {
       void options.ready().then(
         (ready) =>
-          send(ready ? 200 : 503, 'application/json', JSON.stringify({ status: ready ? 'ready' : 'unavailable' })),
+          send(
+            ready ? 200 : 503,
+            'application/json',
+            JSON.stringify({ status: ready ? 'ready' : 'unavailable', ...options.details?.() }),
+          ),
         () => send(503, 'application/json', '{"status":"unavailable"}'),
       );
       return;

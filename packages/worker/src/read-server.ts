@@ -39,6 +39,8 @@ export interface ReadServerOptions {
   readonly stalledIntervalMs: number;
   /** Announces `notifications/resources/updated` for a URI. */
   readonly announce: (uri: string) => Promise<void>;
+  /** Read queues consumed besides those of the offerings, for offerings published later with `publish`. */
+  readonly laterQueues?: readonly string[];
 }
 
 /** The part of a worker that serves resources, resource templates, prompts and completions. */
@@ -54,6 +56,15 @@ export interface ReadServer {
   heartbeat(): Promise<void>;
   /** Publishes the offerings again and announces them (after a reconnect: Redis may have restarted empty). */
   register(): Promise<void>;
+  /**
+   * Publishes offerings found at run time (their `queue` among `laterQueues`) in place of those published
+   * before under the same `group`; the ones left out stop being announced and drop out of the catalog.
+   */
+  publish(
+    group: string,
+    resources: readonly AnyResourceDefinition[],
+    prompts: readonly AnyPromptDefinition[],
+  ): Promise<void>;
   /** Stops taking reads and lets running ones finish. */
   close(): Promise<void>;
 }
@@ -68,10 +79,7 @@ function invalid(problem: string): TaskgateError {
 }
 
 /** Indexes the definitions by the key the gateway routes with, refusing duplicates and foreign objects. */
-function offeringSet(
-  resources: readonly AnyResourceDefinition[],
-  prompts: readonly AnyPromptDefinition[],
-): OfferingSet {
+function offeringSet(resources: readonly AnyResourceDefinition[], prompts: readonly AnyPromptDefinition[]) {
   const set = {
     resources: new Map<string, ResourceDefinition>(),
     templates: new Map<string, ResourceTemplateDefinition>(),
@@ -99,7 +107,8 @@ function offeringSet(
  * the worker offers no resources or prompts.
  */
 export function createReadServer(options: ReadServerOptions): ReadServer | undefined {
-  if (options.resources.length === 0 && options.prompts.length === 0) return undefined;
+  const later = options.laterQueues ?? [];
+  if (options.resources.length === 0 && options.prompts.length === 0 && later.length === 0) return undefined;
   const set = offeringSet(options.resources, options.prompts);
   const identities = [
     ...set.resources.keys(),
@@ -107,14 +116,20 @@ export function createReadServer(options: ReadServerOptions): ReadServer | undef
     ...[...set.prompts.keys()].map((n) => `prompt:${n}`),
   ];
   const shared = defaultReadQueue(identities);
-  const offerings: Offerings = {
-    resources: [...set.resources.values()].map((def) => toResourceEntry(def, shared)),
-    templates: [...set.templates.values()].map((def) => toTemplateEntry(def, shared)),
-    prompts: [...set.prompts.values()].map((def) => toPromptEntry(def, shared)),
-  };
+  const offeringsOf = (of: OfferingSet): Offerings => ({
+    resources: [...of.resources.values()].map((def) => toResourceEntry(def, shared)),
+    templates: [...of.templates.values()].map((def) => toTemplateEntry(def, shared)),
+    prompts: [...of.prompts.values()].map((def) => toPromptEntry(def, shared)),
+  });
+  const offerings = offeringsOf(set);
   const queues = [
-    ...new Set([...offerings.resources, ...offerings.templates, ...offerings.prompts].map((entry) => entry.queue)),
+    ...new Set([
+      ...[...offerings.resources, ...offerings.templates, ...offerings.prompts].map((entry) => entry.queue),
+      ...later,
+    ]),
   ];
+  /** The keys each group published, per kind. */
+  const groups = new Map<string, { resources: string[]; templates: string[]; prompts: string[] }>();
   const catalog = new OfferingCatalog({ redis: options.redis, keys: options.keys });
   const deps = {
     store: options.store,
@@ -151,8 +166,24 @@ export function createReadServer(options: ReadServerOptions): ReadServer | undef
       await Promise.all(workers.map((worker) => worker.ready()));
       await catalog.register(offerings);
     },
-    heartbeat: () => catalog.heartbeat(offerings),
-    register: () => catalog.register(offerings),
+    heartbeat: () => catalog.heartbeat(offeringsOf(set)),
+    register: () => catalog.register(offeringsOf(set)),
+    publish: async (group, resources, prompts) => {
+      const added = offeringSet(resources, prompts);
+      const before = groups.get(group);
+      for (const key of before?.resources ?? []) set.resources.delete(key);
+      for (const key of before?.templates ?? []) set.templates.delete(key);
+      for (const key of before?.prompts ?? []) set.prompts.delete(key);
+      for (const [key, def] of added.resources) set.resources.set(key, def);
+      for (const [key, def] of added.templates) set.templates.set(key, def);
+      for (const [key, def] of added.prompts) set.prompts.set(key, def);
+      groups.set(group, {
+        resources: [...added.resources.keys()],
+        templates: [...added.templates.keys()],
+        prompts: [...added.prompts.keys()],
+      });
+      await catalog.register(offeringsOf(added));
+    },
     close: async () => {
       await Promise.all(workers.map((worker) => worker.close()));
     },

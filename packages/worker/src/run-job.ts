@@ -31,6 +31,8 @@ export interface RunningJob {
 
 export interface RunnerDeps extends ContextServices {
   readonly tools: ReadonlyMap<string, AnyToolDefinition>;
+  /** A tool not published yet (tools found at run time): resolves once it is, or undefined after a while. */
+  readonly laterTool?: (name: string) => Promise<AnyToolDefinition | undefined>;
   readonly watch: TaskWatch;
   readonly logger: Logger;
   /** How long to wait for an aborted handler to return before giving up on it (ms). */
@@ -128,7 +130,7 @@ async function execute(deps: RunnerDeps, job: Job<ToolJobData>, token: string | 
     ...(data.principal !== undefined && { principal: data.principal }),
   });
 
-  const def = deps.tools.get(data.tool);
+  const def = deps.tools.get(data.tool) ?? (await deps.laterTool?.(data.tool));
   if (def === undefined) {
     const error = ProtocolError.methodNotFound(
       `Unknown tool '${data.tool}': no worker of queue '${job.queueName}' has it`,

@@ -17,6 +17,13 @@ export interface CatalogEntry {
   readonly immediateResponse?: string;
   /** 2026-07-28: gather the tool's first input in multi-round-trip rounds before the call becomes a task. */
   readonly inputBeforeTask?: boolean;
+  /**
+   * 2026-07-28, a client of the tasks extension calling an `optional` tool: how long the gateway waits for the
+   * task it created before answering with the CreateTaskResult (ms; a finished task's result comes inline).
+   */
+  readonly inlineWaitMs?: number;
+  /** Principals (globs) who may list and call the tool; absent: everyone. */
+  readonly allow?: readonly string[];
 }
 
 export interface ToolCatalogOptions {

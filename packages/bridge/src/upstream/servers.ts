@@ -1,0 +1,121 @@
+import type { Tool as UpstreamTool } from '@modelcontextprotocol/sdk/types.js';
+import { errorMessage, type Keys, type Logger, UpstreamCalls, UpstreamSnapshots } from '@taskgate/core';
+import type { TaskgateWorker } from '@taskgate/worker';
+import type { Redis } from 'ioredis';
+import type { Registry } from 'prom-client';
+import type { UpstreamServerConfig } from './server-config.js';
+import { callUpstream } from './upstream-call.js';
+import { listAllTools, upstreamRunsTasks, upstreamToolDefinitions } from './upstream-catalog.js';
+import { UpstreamMetrics } from './upstream-metrics.js';
+import { UpstreamPool } from './upstream-pool.js';
+import { listAllReads, upstreamReadDefinitions } from './upstream-reads.js';
+
+/** How long the last tool list of a server is kept for a bridge that starts while it is down (ms). */
+const SNAPSHOT_TTL_MS = 7 * 24 * 3600 * 1000;
+
+export interface UpstreamServersOptions {
+  readonly servers: readonly UpstreamServerConfig[];
+  readonly redis: Redis;
+  readonly keys: Keys;
+  readonly registry: Registry;
+  readonly logger: Logger;
+}
+
+/** The upstream MCP servers of a bridge: their sessions, their tools in the catalog, their calls. */
+export interface UpstreamServers {
+  /** The queues their tools' jobs go to, one per server, with its `concurrency`. */
+  readonly queues: readonly { readonly queue: string; readonly concurrency: number }[];
+  /** The queues of their resource reads and prompt gets, one per server. */
+  readonly readQueues: readonly string[];
+  /** Starts the servers and publishes their tools through `worker` (its `ready` resolved). */
+  start(worker: TaskgateWorker): Promise<void>;
+  /** Each server's state, for readiness. */
+  states(): Record<string, 'up' | 'down'>;
+  /** Stops the servers (after the worker drained the calls in flight). */
+  close(): Promise<void>;
+}
+
+/** Wires `servers:` of the bridge config: one pool of sessions per server, its catalog kept current. */
+export function createUpstreamServers(options: UpstreamServersOptions): UpstreamServers {
+  const { logger } = options;
+  const metrics = new UpstreamMetrics(options.registry);
+  const calls = new UpstreamCalls({ redis: options.redis, keys: options.keys });
+  const snapshots = new UpstreamSnapshots({ redis: options.redis, keys: options.keys });
+  let worker: TaskgateWorker | undefined;
+
+  const entries = options.servers.map((server) => {
+    let refreshing: Promise<void> | undefined;
+    let again = false;
+    const pool: UpstreamPool = new UpstreamPool(server, { logger, metrics, onToolsChanged: () => refresh() });
+    const deps = { server, pool, calls, metrics };
+    const publish = async (tools: readonly UpstreamTool[], asTask: (tool: UpstreamTool) => boolean) => {
+      const definitions = upstreamToolDefinitions(
+        server,
+        tools,
+        asTask,
+        (tool, task, args, ctx) => callUpstream(deps, tool, task, args, ctx),
+        logger,
+      );
+      await worker?.publishTools(`upstream:${server.name}`, definitions);
+      return definitions.length;
+    };
+    const list = async (): Promise<void> => {
+      const control = pool.control;
+      if (control === undefined || worker === undefined) return;
+      const tools = await listAllTools(control.client);
+      await snapshots.save(server.name, tools, SNAPSHOT_TTL_MS);
+      const count = await publish(tools, (tool) => upstreamRunsTasks(control.client, tool));
+      const reads = upstreamReadDefinitions(server, await listAllReads(control.client), pool, logger);
+      await worker.publishReads(`upstream:${server.name}`, reads.resources, reads.prompts);
+      logger.info(
+        { server: server.name, tools: count, resources: reads.resources.length, prompts: reads.prompts.length },
+        'upstream tools published',
+      );
+    };
+    // Coalesces list_changed news: one listing at a time, one more if news came meanwhile.
+    const refresh = (): void => {
+      if (refreshing !== undefined) {
+        again = true;
+        return;
+      }
+      refreshing = (async () => {
+        do {
+          again = false;
+          await list().catch((error: unknown) =>
+            logger.warn({ server: server.name, err: errorMessage(error) }, 'upstream tools could not be listed'),
+          );
+        } while (again);
+        refreshing = undefined;
+      })();
+    };
+    /** The entries last listed, published until the server is up (a call meanwhile fails fast). */
+    const fromSnapshot = async (): Promise<void> => {
+      const tools = (await snapshots.load(server.name)) as UpstreamTool[];
+      if (tools.length === 0 || pool.up) return;
+      const support = (tool: UpstreamTool) => ['optional', 'required'].includes(tool.execution?.taskSupport ?? '');
+      const count = await publish(tools, support);
+      logger.warn({ server: server.name, tools: count }, 'upstream down: its last listed tools are published');
+    };
+    return { server, pool, fromSnapshot };
+  });
+
+  return {
+    queues: options.servers.map((server) => ({ queue: `upstream.${server.name}`, concurrency: server.concurrency })),
+    readQueues: options.servers.map((server) => `upstream-reads.${server.name}`),
+    async start(started: TaskgateWorker): Promise<void> {
+      worker = started;
+      for (const { pool } of entries) pool.start();
+      await Promise.all(
+        entries.map(({ server, fromSnapshot }) =>
+          fromSnapshot().catch((error: unknown) =>
+            logger.warn({ server: server.name, err: errorMessage(error) }, 'last listed tools could not be read'),
+          ),
+        ),
+      );
+    },
+    states: () => Object.fromEntries(entries.map(({ server, pool }) => [server.name, pool.up ? 'up' : 'down'])),
+    async close(): Promise<void> {
+      await Promise.all(entries.map(({ pool }) => pool.close()));
+    },
+  };
+}

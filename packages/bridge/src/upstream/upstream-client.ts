@@ -1,0 +1,175 @@
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ErrorCode,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  McpError,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { type Logger, traceCarrierOf } from '@taskgate/core';
+import { CallRoutes, type RoutedCall } from './call-routes.js';
+import type { UpstreamServerConfig } from './server-config.js';
+
+/** The revision the SDK client speaks toward upstreams. */
+export const UPSTREAM_PROTOCOL_VERSION = '2025-11-25';
+
+/** One MCP client session with an upstream server: a stdio process or a Streamable HTTP session. */
+export interface UpstreamClient {
+  readonly client: Client;
+  /** The calls in flight on this session, for routing what the upstream asks or logs. */
+  readonly routes: CallRoutes;
+  /** The Streamable HTTP session id (HTTP only). */
+  readonly sessionId: string | undefined;
+  /** The server process (stdio only). */
+  readonly pid: number | undefined;
+  /** Resolves when the session ends (the process exited, the connection closed). */
+  readonly closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface ConnectOptions {
+  readonly logger: Logger;
+  /** Told when the upstream announces that its tools, resources or prompts changed (`list_changed`). */
+  readonly onToolsChanged?: () => void;
+  /** Resume this Streamable HTTP session instead of starting one (no initialize). */
+  readonly sessionId?: string;
+}
+
+/** `_meta` without the upstream's related-task key: the task the client sees is taskgate's, not the upstream's. */
+function withoutRelatedTask<P extends object>(params: P): P {
+  const all = (params as { _meta?: Record<string, unknown> })._meta;
+  if (all === undefined) return params;
+  const { 'io.modelcontextprotocol/related-task': _related, ...meta } = all;
+  const { _meta: _all, ...rest } = params as { _meta?: unknown };
+  return (Object.keys(meta).length > 0 ? { ...rest, _meta: meta } : rest) as P;
+}
+
+/** An error the client (or taskgate) answered with, as the JSON-RPC error the upstream gets. */
+function asMcpError(error: unknown): McpError {
+  if (error instanceof McpError) return error;
+  const { code, message, data } = error as { code?: unknown; message?: unknown; data?: unknown };
+  const text = typeof message === 'string' ? message : 'The client could not answer';
+  return new McpError(typeof code === 'number' ? code : ErrorCode.InternalError, text, data);
+}
+
+function routeOrRefuse(routes: CallRoutes, params: unknown): RoutedCall {
+  const call = routes.route(params);
+  if (call === undefined) {
+    throw new McpError(
+      ErrorCode.InvalidRequest,
+      'taskgate cannot tell which call this request belongs to: several calls share this connection and the ' +
+        'request names no task of theirs',
+    );
+  }
+  return call;
+}
+
+/** Sends `traceparent` (the active span's) with every HTTP request, so the upstream's spans join the trace. */
+const tracingFetch: FetchLike = (url, init) => {
+  const carrier = traceCarrierOf();
+  if (carrier === undefined) return fetch(url, init);
+  const headers = new Headers(init?.headers);
+  headers.set('traceparent', carrier.traceparent);
+  if (carrier.tracestate !== undefined) headers.set('tracestate', carrier.tracestate);
+  return fetch(url, { ...init, headers });
+};
+
+/** Logs each line of a server's stderr with the server's name. */
+function logStderr(stream: Readable | null, server: string, logger: Logger): void {
+  if (stream === null) return;
+  const lines = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
+  lines.on('line', (line) => logger.info({ server, stderr: line }, 'upstream stderr'));
+}
+
+/**
+ * Connects one MCP client session to `server` with the official SDK client: a new stdio process (its stderr
+ * in the bridge's log), or a Streamable HTTP session with only the config's headers. The client declares
+ * elicitation, sampling and roots, and answers them by asking taskgate's client through the call's context.
+ */
+export async function connectUpstream(server: UpstreamServerConfig, options: ConnectOptions): Promise<UpstreamClient> {
+  const { logger } = options;
+  const routes = new CallRoutes();
+  const client = new Client(
+    { name: 'taskgate-bridge', version: '0.1.0' },
+    { capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} } },
+  );
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    const call = routeOrRefuse(routes, request.params);
+    return await call.ctx.elicit(withoutRelatedTask(request.params) as never).catch((error: unknown) => {
+      throw asMcpError(error);
+    });
+  });
+  client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+    const call = routeOrRefuse(routes, request.params);
+    const params = withoutRelatedTask(request.params);
+    return (await call.ctx.sample(params as never).catch((error: unknown) => {
+      throw asMcpError(error);
+    })) as never;
+  });
+  client.setRequestHandler(ListRootsRequestSchema, async (request) => {
+    const call = routeOrRefuse(routes, request.params);
+    return await call.ctx.listRoots().catch((error: unknown) => {
+      throw asMcpError(error);
+    });
+  });
+  client.setNotificationHandler(LoggingMessageNotificationSchema, async (notification) => {
+    const { level, data, logger: name } = notification.params;
+    const call = routes.route(notification.params);
+    if (call !== undefined) await call.ctx.log(level, data, name);
+    else logger.debug({ server: server.name, level }, 'upstream log message of no single call; not relayed');
+  });
+  const onToolsChanged = options.onToolsChanged;
+  if (onToolsChanged !== undefined) {
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => onToolsChanged());
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, async () => onToolsChanged());
+    client.setNotificationHandler(PromptListChangedNotificationSchema, async () => onToolsChanged());
+  }
+  let ended: () => void = () => {};
+  const closed = new Promise<void>((resolve) => {
+    ended = resolve;
+  });
+  client.onclose = () => ended();
+  client.onerror = (error) => logger.debug({ server: server.name, err: error.message }, 'upstream transport error');
+
+  if (server.stdio !== undefined) {
+    const transport = new StdioClientTransport({
+      command: server.stdio.command,
+      args: server.stdio.args,
+      env: server.stdio.env,
+      ...(server.stdio.cwd !== undefined && { cwd: server.stdio.cwd }),
+      stderr: 'pipe',
+    });
+    logStderr(transport.stderr as Readable | null, server.name, logger);
+    await client.connect(transport);
+    return {
+      client,
+      routes,
+      sessionId: undefined,
+      pid: transport.pid ?? undefined,
+      closed,
+      close: () => client.close(),
+    };
+  }
+  const http = server.http as NonNullable<UpstreamServerConfig['http']>;
+  const transport = new StreamableHTTPClientTransport(new URL(http.url), {
+    requestInit: { headers: http.headers },
+    fetch: tracingFetch,
+    ...(options.sessionId !== undefined && { sessionId: options.sessionId }),
+  });
+  if (options.sessionId !== undefined) transport.setProtocolVersion(UPSTREAM_PROTOCOL_VERSION);
+  await client.connect(transport);
+  const close = async (): Promise<void> => {
+    await transport.terminateSession().catch(() => {});
+    await client.close();
+  };
+  return { client, routes, sessionId: transport.sessionId, pid: undefined, closed, close };
+}
