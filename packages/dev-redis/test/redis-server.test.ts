@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { freePort, type RedisServer, startRedisServer } from '../src/index.js';
+import { type RedisServer, startRedisServer } from '../src/index.js';
 
 /** Sends one command in RESP and resolves with the raw reply (a connection of its own, closed after). */
 function command(port: number, ...args: string[]): Promise<string> {
@@ -76,18 +76,5 @@ describe('startRedisServer', () => {
       "'/nonexistent/redis-server' is needed and could not be run. Install it (Debian/Ubuntu: apt-get install -y redis-server;",
     );
     await expect(fresh.startRedisServer()).rejects.toThrow('could not be run');
-  });
-});
-
-describe('freePort', () => {
-  it('returns a loopback port nothing listens on', async () => {
-    const port = await freePort();
-    expect(port).toBeGreaterThan(0);
-    const server = createServer();
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, '127.0.0.1', resolve);
-    });
-    await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 });

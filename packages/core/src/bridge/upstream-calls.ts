@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { Keys } from '../keys.js';
+import { Keys } from '../redis/keys.js';
 
 /** What a bridge stored about a task's call to an upstream MCP server, so another bridge can follow it. */
 export interface UpstreamCallRecord {

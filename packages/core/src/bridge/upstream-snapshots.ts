@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { Keys } from '../keys.js';
+import { Keys } from '../redis/keys.js';
 
 /**
  * The last tool list a bridge read from each upstream MCP server, so a bridge that starts while the server is
