@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { ConfigError } from './config.js';
 
 const HELP = `taskgate — a Redis-backed, horizontally scalable broker for MCP tasks
@@ -31,6 +32,14 @@ export async function main(argv: readonly string[]): Promise<number> {
         return await (await import('./commands/call.js')).runCall(rest);
       case 'tasks':
         return await (await import('./commands/tasks.js')).runTasks(rest);
+      case '--version': {
+        // src/ and dist/ both sit one level under the package root.
+        const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+          version: string;
+        };
+        process.stdout.write(`${pkg.version}\n`);
+        return 0;
+      }
       case undefined:
       case 'help':
       case '--help':
