@@ -1,8 +1,9 @@
 /**
  * The image test's MCP peer (scripts/lib/image-test.sh): the official SDK client creates a task through a gateway
- * (`tools/call` of the example tool `sleep` with `task`), reads its result with `tasks/result`, and checks both. Exits 0 when they are right;
- * prints what it got and exits 1 otherwise.
- * Run: node --import tsx scripts/lib/image-client.ts <gateway origin> [bearer token] [tool that must be listed]
+ * (`tools/call` of the example tool `sleep` with `task`), reads its result with `tasks/result`, and checks both;
+ * first it waits (60 s at most) until the gateway lists `sleep` and the tool named as its third argument.
+ * Exits 0 when they are right; prints what it got and exits 1 otherwise.
+ * Run: node --import tsx scripts/lib/image-client.ts <gateway origin> [bearer token] [another tool to wait for]
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -17,7 +18,20 @@ const text = `slept ${ms} ms`;
 const headers: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
 const client = new Client({ name: 'taskgate-image-test', version: '1.0.0' });
 await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', origin), { requestInit: { headers } }));
+/** Waits until the gateway lists every tool named (the workers and the bridge register theirs as they start). */
+async function waitForTools(names: readonly string[], timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { tools } = await client.listTools();
+    const missing = names.filter((name) => !tools.some((tool) => tool.name === name));
+    if (missing.length === 0) return;
+    if (Date.now() > deadline) throw new Error(`the gateway never listed ${missing.join(', ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 try {
+  await waitForTools(listed === undefined ? ['sleep'] : ['sleep', listed]);
   const created = await client.request(
     { method: 'tools/call', params: { name: 'sleep', arguments: { ms }, task: {} } },
     CreateTaskResultSchema,
@@ -30,10 +44,6 @@ try {
   if (final.status !== 'completed') problems.push(`ended ${final.status}, not completed`);
   if (JSON.stringify(result.content) !== JSON.stringify([{ type: 'text', text }])) {
     problems.push(`result ${JSON.stringify(result)}`);
-  }
-  if (listed !== undefined) {
-    const { tools } = await client.listTools();
-    if (!tools.some((tool) => tool.name === listed)) problems.push(`${listed} not in ${tools.map((t) => t.name)}`);
   }
   if (problems.length > 0) {
     process.stderr.write(`task ${taskId}: ${problems.join('; ')}\n`);
