@@ -19,6 +19,7 @@ const SCRIPTS = [
   'scripts/conformance',
   'scripts/dev',
   'scripts/render-manifests',
+  'scripts/image',
   '.ci/run',
 ];
 
