@@ -130,9 +130,10 @@ export function createToolContext(options: ContextOptions): ContextHandle {
     const first = pendingInputs === 1;
     try {
       await inOrder(async () => {
+        // The status first: every stream that carries the request shows the client input_required before it.
+        if (first) await store.requireInput(ref);
         const request = { type: 'request' as const, requestId, method, params: { ...params, _meta: meta } };
         await outbox.append(taskId, key === undefined ? request : { ...request, key });
-        if (first) await store.requireInput(ref);
       });
       const answer = await inputs.waitForAnswer(requestId, { signal, timeoutMs: services.inputTimeoutMs });
       if ('error' in answer) span.setAttribute('rpc.response.status_code', String(answer.error.code));
