@@ -162,4 +162,33 @@ describe('[CLT-1] elicitation and sampling as client tasks (official receiver, t
     expect((await finish(client, await start(client, 'confirm', {}))).text).toBe('decline:undefined');
     expect(asTask).toBe(1);
   });
+
+  // Last in this file: it kills gateway 0.
+  it('finishes through the other pod when the gateway carrying the polls is killed -9', async () => {
+    pods.proxy.route = ({ method }) => (method === 'GET' ? 0 : 1);
+    let asked = 0;
+    const client = await connect({
+      elicitation: async () => {
+        asked++;
+        await new Promise((resolve) => setTimeout(resolve, 2500));
+        return { action: 'accept', content: { go: true } };
+      },
+    });
+    const taskId = await start(client, 'confirm', {});
+    await waitFor(() => asked === 1, 'the client task', 15_000);
+    // A poll or two went out on gateway 0's GET stream; then gateway 0 dies.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const killed = pods.gateways[0];
+    process.kill(killed.pid, 'SIGKILL');
+    expect(await killed.exited).toBe('SIGKILL');
+    pods.proxy.route = () => 1;
+    // The client's GET stream died with its pod; it waits on tasks/result now, which the other pod carries:
+    // the poll left unanswered on the dead stream is followed by new ones there.
+    const result = (await client.request({ method: 'tasks/result', params: { taskId } }, Loose)) as {
+      content: { text: string }[];
+    };
+    expect(result.content[0]?.text).toBe('accept:true');
+    expect(asked).toBe(1);
+    expect(await keptClientTasks()).toContainEqual(expect.objectContaining({ status: 'completed' }));
+  });
 });

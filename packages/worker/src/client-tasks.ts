@@ -95,7 +95,8 @@ export async function runClientTask(
       shown = message;
       await pause(Math.max(task.pollInterval ?? peer.minPollMs, peer.minPollMs), peer.signal);
       if (Date.now() >= deadline) throw new InputWaitError('timeout');
-      const got = await peer.send('tasks/get', { taskId: task.taskId }, remaining(deadline));
+      const got = await poll(peer, task, deadline);
+      if (got === undefined) continue;
       if ('error' in got.answer) return got.answer;
       const next = GetTaskResultSchema.safeParse(got.answer.result);
       if (!next.success)
@@ -112,6 +113,23 @@ export async function runClientTask(
     if (!isTerminalStatus(task.status) && peer.cancellable) {
       await peer.post('tasks/cancel', { taskId: task.taskId }).catch(() => {});
     }
+    throw error;
+  }
+}
+
+/** How long one `tasks/get` waits for its answer before the next one goes out. */
+const POLL_ANSWER_MS = 5000;
+
+/**
+ * One `tasks/get`; undefined when its answer did not come in time (the stream that carried it may have died
+ * with its gateway): the next poll is a new request, on whichever stream carries the task's messages now.
+ */
+async function poll(peer: ClientTaskPeer, task: Task, deadline: number) {
+  const wait = Math.min(remaining(deadline), Math.max(POLL_ANSWER_MS, 4 * (task.pollInterval ?? peer.minPollMs)));
+  try {
+    return await peer.send('tasks/get', { taskId: task.taskId }, wait);
+  } catch (error) {
+    if (error instanceof InputWaitError && error.reason === 'timeout' && Date.now() < deadline) return undefined;
     throw error;
   }
 }
