@@ -41,7 +41,8 @@ async function connect(receiving?: Receiving): Promise<Client> {
         receiving.sampling ??
         (async () => ({ model: 'm', role: 'assistant', content: { type: 'text', text: 'unused' } })),
     });
-    client.registerCapabilities({ tasks: binding.capabilities });
+    // The receiver types its capability object without an index signature; on the wire it is plain JSON.
+    client.registerCapabilities({ tasks: { ...binding.capabilities } });
   }
   await client.connect(new StreamableHTTPClientTransport(new URL(`${pods.proxy.origin}/mcp`)));
   clients.push(client);
