@@ -22,11 +22,13 @@ export default defineConfig({
           { text: 'Getting started', link: '/guide/getting-started' },
           { text: 'Writing tools', link: '/guide/writing-tools' },
           { text: 'Input from the user', link: '/guide/input-from-the-user' },
+          { text: 'Input as a client task', link: '/guide/client-tasks' },
           { text: 'Resources, prompts and completions', link: '/guide/resources-and-prompts' },
           { text: 'When a worker crashes', link: '/guide/worker-crashes' },
           { text: 'Both protocol revisions', link: '/revisions' },
           { text: 'The bridge: BullMQ', link: '/guide/bridge-bullmq' },
           { text: 'The bridge: Celery', link: '/guide/bridge-celery' },
+          { text: 'The bridge: MCP servers', link: '/guide/bridge-mcp-servers' },
         ],
       },
       {

@@ -77,6 +77,24 @@ export const WORKER_SETTINGS = [
     description: "How long a tool waits for the user's answer to an elicitation or sampling request.",
   },
   {
+    env: 'TASKGATE_CLIENT_TASKS',
+    flag: '--client-tasks',
+    scope: 'worker',
+    schema: z.enum(['auto', 'off']),
+    default: 'auto',
+    description:
+      "`auto`: a tool's elicitation or sampling goes to a 2025-11-25 client that declared it as a client task (polled with tasks/get); `off`: only when the tool asks with asTask: true.",
+  },
+  {
+    env: 'TASKGATE_CLIENT_TASK_MIN_POLL_MS',
+    flag: '--client-task-min-poll-ms',
+    scope: 'worker',
+    schema: int(100),
+    default: '1000',
+    description:
+      "The shortest pause between two tasks/get of a client task (a client's shorter pollInterval is raised to it).",
+  },
+  {
     env: 'TASKGATE_ABORT_GRACE_MS',
     flag: '--abort-grace-ms',
     scope: 'worker',

@@ -124,7 +124,13 @@ export {
   type StreamState,
 } from './streams/event-log.js';
 export { GatewayRegistry, type GatewayRegistryOptions, type HeldStream } from './streams/gateway-registry.js';
-export { type OutboxEntry, type OutboxMessage, TaskOutbox, type TaskOutboxOptions } from './streams/outbox.js';
+export {
+  type OutboxEntry,
+  type OutboxMessage,
+  type OutboxRequestMethod,
+  TaskOutbox,
+  type TaskOutboxOptions,
+} from './streams/outbox.js';
 export { type FeedEntry, SessionFeed, type SessionFeedOptions } from './streams/session-feed.js';
 export {
   type CarrierResult,

@@ -90,6 +90,13 @@ export interface CreateWorkerOptions {
   readonly statusCheckMs?: number;
   /** How long `ctx.elicit` / `ctx.sample` wait for the answer (ms, default 600 000). */
   readonly inputTimeoutMs?: number;
+  /**
+   * `auto` (default): `ctx.elicit` / `ctx.sample` run as client tasks (CLT-1) where the client declared them;
+   * `off`: only when a tool asks with `asTask: true`.
+   */
+  readonly clientTasks?: 'auto' | 'off';
+  /** The shortest pause between two `tasks/get` of a client task (ms, default 1000). */
+  readonly clientTaskMinPollMs?: number;
   /** Default drain deadline of `close()` (ms, default 25 000). */
   readonly drainTimeoutMs?: number;
   /** How long an aborted handler may take to return before the worker stops waiting for it (ms, default 5000). */
@@ -218,6 +225,8 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
     outbox: new TaskOutbox({ redis, keys }),
     inputs: new InputRequests({ redis, bus, keys }),
     inputTimeoutMs: settings.inputTimeoutMs,
+    clientTasks: options.clientTasks ?? 'auto',
+    clientTaskMinPollMs: positive('clientTaskMinPollMs', options.clientTaskMinPollMs, 1000),
     announce: (uri: string) => announceResourceUpdated(redis, keys, uri),
     announceListChanged: (kind) => announceListChanged(redis, keys, kind),
     tools: toolMap,

@@ -42,3 +42,20 @@ export class ToolOutputError extends Error {
   /** Stable string code, for logs and tests. */
   readonly code = 'INVALID_TOOL_OUTPUT';
 }
+
+/**
+ * The task a client made of an elicitation or sampling request (CLT-1) ended `failed` or `cancelled`: what
+ * `ctx.elicit` / `ctx.sample` reject with, carrying the client's own message.
+ */
+export class ClientTaskError extends Error {
+  override readonly name = 'ClientTaskError';
+  /** Stable string code, for logs and tests. */
+  readonly code = 'CLIENT_TASK_ENDED';
+
+  constructor(
+    readonly status: 'failed' | 'cancelled',
+    readonly clientMessage: string | undefined,
+  ) {
+    super(`The client's task ${status}${clientMessage === undefined ? '' : `: ${clientMessage}`}`);
+  }
+}

@@ -1,9 +1,11 @@
 import {
   errorMessage,
+  type InputAnswer,
   type InputRequests,
   InputWaitError,
   inSpan,
   type Logger,
+  type OutboxRequestMethod,
   type Span,
   SpanKind,
   type TaskOutbox,
@@ -28,12 +30,23 @@ import {
   RELATED_TASK_META_KEY,
 } from '@taskgate/protocol';
 import type { z } from 'zod';
+import {
+  type ClientTaskPeer,
+  type ClientTasksSetting,
+  declaresClientTasks,
+  runClientTask,
+  usesClientTask,
+} from './client-tasks.js';
 import { ClientCapabilityError } from './errors.js';
 import type { InputOptions, ToolClient, ToolContext } from './tool-context.js';
 import { describeZodIssues } from './zod-issues.js';
 
 /** How long an input request outlives the wait for it, so a late answer still finds it (and is ignored). */
 const REQUEST_LINGER_MS = 60_000;
+/** How long a `tasks/cancel` sent to a client task is kept for its (unread) answer. */
+const CANCEL_LIFETIME_MS = 60_000;
+/** The shortest pause between two polls of a client task, unless the worker is told otherwise. */
+const DEFAULT_CLIENT_TASK_MIN_POLL_MS = 1000;
 
 /** What a tool context needs from the worker. */
 export interface ContextServices {
@@ -42,6 +55,10 @@ export interface ContextServices {
   readonly inputs: InputRequests;
   /** How long `elicit` / `sample` wait for the answer (ms). */
   readonly inputTimeoutMs: number;
+  /** Whether `asTask: 'auto'` uses client tasks where the client declared them (default `auto`). */
+  readonly clientTasks?: ClientTasksSetting;
+  /** The shortest pause between two `tasks/get` of a client task (ms). */
+  readonly clientTaskMinPollMs?: number;
   /** Announces `notifications/resources/updated` for a URI. */
   readonly announce: (uri: string) => Promise<void>;
   /** Announces that the list of tools, resources or prompts changed. */
@@ -122,19 +139,14 @@ export function createToolContext(options: ContextOptions): ContextHandle {
     span: Span,
   ): Promise<z.output<S>> => {
     signal.throwIfAborted();
-    const key = options?.key;
-    const requestId = await inputs.create(taskId, ref.ownerId, method, services.inputTimeoutMs + REQUEST_LINGER_MS);
-    span.setAttribute('jsonrpc.request.id', requestId);
-    const meta = { ...(params._meta as Record<string, unknown> | undefined), [RELATED_TASK_META_KEY]: { taskId } };
-    pendingInputs += 1;
-    const first = pendingInputs === 1;
+    const asTask = method !== 'roots/list' && clientTaskFor(method, options);
     try {
-      await inOrder(async () => {
-        const request = { type: 'request' as const, requestId, method, params: { ...params, _meta: meta } };
-        await outbox.append(taskId, key === undefined ? request : { ...request, key });
-        if (first) await store.requireInput(ref);
+      const answer = await holdingInput(async () => {
+        if (asTask) return await runClientTask(clientTaskPeer(), method, params);
+        const sent = await send(method, params, services.inputTimeoutMs, options?.key);
+        span.setAttribute('jsonrpc.request.id', sent.requestId);
+        return sent.answer;
       });
-      const answer = await inputs.waitForAnswer(requestId, { signal, timeoutMs: services.inputTimeoutMs });
       if ('error' in answer) span.setAttribute('rpc.response.status_code', String(answer.error.code));
       if ('error' in answer) throw new ProtocolError(answer.error.code, answer.error.message, answer.error.data);
       const result = resultSchema.safeParse(answer.result);
@@ -144,11 +156,74 @@ export function createToolContext(options: ContextOptions): ContextHandle {
     } catch (error) {
       if (error instanceof InputWaitError && error.reason === 'aborted') throw signal.reason;
       throw error;
+    }
+  };
+
+  /**
+   * Runs `work` while the task waits for input: `input_required` from the first pending request on (before
+   * the request goes out, so every stream shows the status first), `working` again after the last answer.
+   */
+  const holdingInput = async <T>(work: () => Promise<T>): Promise<T> => {
+    pendingInputs += 1;
+    try {
+      if (pendingInputs === 1) await inOrder(() => store.requireInput(ref));
+      return await work();
     } finally {
       pendingInputs -= 1;
       if (pendingInputs === 0 && !signal.aborted) await quietly('resume the task', () => store.resume(ref));
     }
   };
+
+  /** One server-to-client request through the task's outbox, and the client's answer. */
+  const send = async (
+    method: OutboxRequestMethod,
+    params: Record<string, unknown>,
+    timeoutMs: number,
+    key?: string,
+  ): Promise<{ requestId: string; answer: InputAnswer }> => {
+    const requestId = await post(method, params, timeoutMs, key);
+    return { requestId, answer: await inputs.waitForAnswer(requestId, { signal, timeoutMs }) };
+  };
+
+  /** Registers a request and queues it on the task's outbox; resolves to its id. */
+  const post = async (
+    method: OutboxRequestMethod,
+    params: Record<string, unknown>,
+    timeoutMs: number,
+    key?: string,
+  ): Promise<string> => {
+    const requestId = await inputs.create(taskId, ref.ownerId, method, timeoutMs + REQUEST_LINGER_MS);
+    const meta = { ...(params._meta as Record<string, unknown> | undefined), [RELATED_TASK_META_KEY]: { taskId } };
+    await inOrder(async () => {
+      const request = { type: 'request' as const, requestId, method, params: { ...params, _meta: meta } };
+      await outbox.append(taskId, key === undefined ? request : { ...request, key });
+    });
+    return requestId;
+  };
+
+  /** Whether this elicitation or sampling request goes out as a client task (CLT-1). */
+  const clientTaskFor = (method: 'elicitation/create' | 'sampling/createMessage', options?: InputOptions) => {
+    const declared = knowsClient && declaresClientTasks(client, method);
+    const mode = usesClientTask(options?.asTask, declared, services.clientTasks ?? 'auto');
+    if (mode === 'undeclared') {
+      const capability = method === 'elicitation/create' ? 'elicitation.create' : 'sampling.createMessage';
+      throw new ClientCapabilityError(
+        `The client did not declare task-augmented ${method} (capabilities.tasks.requests.${capability}); asTask: true needs it`,
+      );
+    }
+    return mode;
+  };
+
+  const clientTaskPeer = (): ClientTaskPeer => ({
+    send: (method, params, timeoutMs) => send(method, params, timeoutMs),
+    post: async (method, params) => void (await post(method, params, CANCEL_LIFETIME_MS)),
+    keep: (requestId, task) => inputs.keepClientTask(requestId, task),
+    show: (message) => inOrder(() => store.setStatusMessage(ref, message)).then(() => {}),
+    signal,
+    cancellable: client.capabilities.tasks?.cancel !== undefined,
+    minPollMs: services.clientTaskMinPollMs ?? DEFAULT_CLIENT_TASK_MIN_POLL_MS,
+    timeoutMs: services.inputTimeoutMs,
+  });
 
   const context: ToolContext = {
     taskId,

@@ -18,7 +18,17 @@ export interface InputOptions {
    * unique within the task. Default: the request's random id. A 2025-11-25 client sees no key.
    */
   readonly key?: string;
+  /**
+   * Whether an elicitation or sampling request goes out as a client task (CLT-1, revision 2025-11-25): `auto`
+   * (the default) where the client declared `tasks.requests.elicitation.create` /
+   * `tasks.requests.sampling.createMessage` and `TASKGATE_CLIENT_TASKS` is `auto`; `true` demands it
+   * (ClientCapabilityError without the capability); `false` sends a plain request.
+   */
+  readonly asTask?: ClientTaskMode;
 }
+
+/** How `ctx.elicit` / `ctx.sample` may ask: as a client task where possible, always, or never. */
+export type ClientTaskMode = 'auto' | boolean;
 
 /** The client whose request started the task, as its session declared it at `initialize`. */
 export interface ToolClient {

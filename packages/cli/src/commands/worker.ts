@@ -18,6 +18,8 @@ export function workerOptions(config: Config, metrics?: Registry): Omit<CreateWo
     stalledIntervalMs: config.TASKGATE_STALLED_INTERVAL_MS,
     statusCheckMs: config.TASKGATE_STATUS_CHECK_MS,
     inputTimeoutMs: config.TASKGATE_INPUT_TIMEOUT_MS,
+    clientTasks: config.TASKGATE_CLIENT_TASKS,
+    clientTaskMinPollMs: config.TASKGATE_CLIENT_TASK_MIN_POLL_MS,
     abortGraceMs: config.TASKGATE_ABORT_GRACE_MS,
     ...(config.TASKGATE_DRAIN_TIMEOUT_MS > 0 && { drainTimeoutMs: config.TASKGATE_DRAIN_TIMEOUT_MS }),
     metricsPort: config.TASKGATE_METRICS_PORT,

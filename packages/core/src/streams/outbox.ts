@@ -5,6 +5,18 @@ import { Scripts } from '../redis/script-replies.js';
 import { TaskSessionKeys } from '../tasks/task-session-keys.js';
 
 /** A server-to-client message produced while a task runs, waiting for a stream to deliver it. */
+/**
+ * The server-to-client requests a task sends: input requests, and the requests that follow a client task
+ * (CLT-1: `tasks/get`, `tasks/result`, `tasks/cancel` of the task the client made of an input request).
+ */
+export type OutboxRequestMethod =
+  | 'elicitation/create'
+  | 'sampling/createMessage'
+  | 'roots/list'
+  | 'tasks/get'
+  | 'tasks/result'
+  | 'tasks/cancel';
+
 export type OutboxMessage =
   | { readonly type: 'progress'; readonly progress: number; readonly total?: number; readonly message?: string }
   | { readonly type: 'log'; readonly level: string; readonly logger?: string; readonly data: unknown }
@@ -12,7 +24,7 @@ export type OutboxMessage =
       readonly type: 'request';
       /** Also the JSON-RPC id the client answers with. */
       readonly requestId: string;
-      readonly method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
+      readonly method: OutboxRequestMethod;
       readonly params: Record<string, unknown>;
       /** The request's key among the `inputRequests` of revision 2026-07-28, when the tool chose one. */
       readonly key?: string;

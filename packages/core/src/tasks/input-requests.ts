@@ -67,6 +67,20 @@ export class InputRequests {
     return requestId;
   }
 
+  /**
+   * Keeps the task a client made of this request (its CreateTaskResult's `task`, CLT-1) with the request, so
+   * the request's record says which client task holds the answer while it is polled.
+   */
+  async keepClientTask(requestId: string, clientTask: Record<string, unknown>): Promise<void> {
+    await this.#redis.hset(this.#keys.inputRequest(requestId), 'clientTask', JSON.stringify(clientTask));
+  }
+
+  /** The client task kept with a request (`keepClientTask`), if any. */
+  async clientTaskOf(requestId: string): Promise<Record<string, unknown> | undefined> {
+    const raw = await this.#redis.hget(this.#keys.inputRequest(requestId), 'clientTask');
+    return raw === null ? undefined : (JSON.parse(raw) as Record<string, unknown>);
+  }
+
   /** The task a pending request belongs to, if the request exists and belongs to `ownerId`. */
   async taskOf(requestId: string, ownerId: string): Promise<string | undefined> {
     const [taskId, owner] = await this.#redis.hmget(this.#keys.inputRequest(requestId), 'taskId', 'owner');

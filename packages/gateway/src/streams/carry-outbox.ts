@@ -1,4 +1,4 @@
-import { type EventBus, errorMessage, type OutboxEntry, type StoredTask } from '@taskgate/core';
+import { type EventBus, errorMessage, type OutboxEntry, type StoredTask, toTask } from '@taskgate/core';
 import { type OutboxRendering, outboxMessage } from '../messages/outbox-messages.js';
 import { HELD_LEASE_MS } from './connect-stream.js';
 import type { LoggedStream } from './logged-stream.js';
@@ -130,6 +130,7 @@ class Carrier implements OutboxCarrier {
       mode: 'carrier',
       expiresAt: this.#task.createdAt + this.#task.ttl,
       rendering: (entries) => this.#rendering(entries),
+      ...(this.#kind === 'result' && { beforeRequest: () => emitInputRequired(this.#ctx, this.#stream, this.#task) }),
     });
     if ((await this.#relay.pump()) === 'not_carrier') this.#carrying = false;
   }
@@ -153,7 +154,8 @@ class Carrier implements OutboxCarrier {
     if (result !== 'ok') return false;
     if (!this.#nonEmpty) await this.#lookAtOutbox();
     if (this.#kind === 'result' && this.#nonEmpty) {
-      await resendOrphans(this.#ctx, this.#stream, taskId, (entries) => this.#rendering(entries));
+      const rendering = (entries: readonly OutboxEntry[]) => this.#rendering(entries);
+      await resendOrphans(this.#ctx, this.#stream, taskId, rendering, this.#task);
     }
     this.#carrying = true;
     return true;
@@ -213,13 +215,15 @@ class Carrier implements OutboxCarrier {
 
 /**
  * Sends the task's unanswered input requests again whose stream is gone (no connection carries it, and it
- * is not this stream): at least once, whatever happened to the stream that took them first.
+ * is not this stream): at least once, whatever happened to the stream that took them first. With `statusOf`,
+ * the task's `input_required` status goes first.
  */
 export async function resendOrphans(
   ctx: SessionContext,
   stream: LoggedStream,
   taskId: string,
   rendering: (entries: readonly OutboxEntry[]) => Promise<OutboxRendering>,
+  statusOf?: StoredTask,
 ): Promise<void> {
   const { services } = ctx;
   const cursor = await services.delivery.cursor(taskId);
@@ -228,6 +232,8 @@ export async function resendOrphans(
   const orphans = await services.delivery.orphanedRequests(taskId, stream.streamId, sent);
   if (orphans.length === 0) return;
   const render = await rendering(orphans);
+  // A tasks/result stream shows the status first (`statusOf`); a GET stream has it from the session's feed.
+  if (statusOf?.kind === 'task' && !(await emitInputRequired(ctx, stream, statusOf))) return;
   for (const entry of orphans) {
     const message = outboxMessage(entry, render);
     if (message === undefined || entry.message.type !== 'request') continue;
@@ -235,4 +241,14 @@ export async function resendOrphans(
     await services.delivery.recordSent(taskId, entry.message.requestId, stream.streamId);
     ctx.logger.debug({ taskId, requestId: entry.message.requestId }, 'input request sent again');
   }
+}
+
+/**
+ * Emits the task's `notifications/tasks/status` on `stream` while the task waits for input, so that the
+ * request that follows is never seen before the status it belongs to. False when the stream is gone.
+ */
+async function emitInputRequired(ctx: SessionContext, stream: LoggedStream, task: StoredTask): Promise<boolean> {
+  const now = await ctx.services.tasks.read(task.taskId);
+  if (now === undefined || now.status !== 'input_required') return stream.isOpen;
+  return await stream.emit({ jsonrpc: '2.0', method: 'notifications/tasks/status', params: toTask(now) });
 }

@@ -16,6 +16,11 @@ export interface OutboxRelayOptions {
    * rendering needs the session's log level only when a log message is among them).
    */
   readonly rendering: (entries: readonly OutboxEntry[]) => Promise<OutboxRendering>;
+  /**
+   * Runs before an input request goes out on this stream (a tasks/result stream shows the task's
+   * `input_required` status first); false when the stream could not take it.
+   */
+  readonly beforeRequest?: () => Promise<boolean>;
 }
 
 const BATCH = 100;
@@ -79,6 +84,9 @@ export class OutboxRelay {
       for (const entry of entries) {
         const message = outboxMessage(entry, rendering);
         const requestId = requestIdOf(entry);
+        if (requestId !== undefined && message !== undefined && this.#options.beforeRequest !== undefined) {
+          if (!(await this.#options.beforeRequest())) return 'fenced';
+        }
         const outcome = await this.#stream.relay({
           taskId,
           mode,

@@ -79,8 +79,9 @@ async function awaitCall(
     if (now.length === 0) break;
     await answerInputs(ctx.services, record, Object.fromEntries(now.map((key) => [key, unused.get(key)])));
     for (const key of now) unused.delete(key);
-    // A task whose input arrived goes on as a task: this round answers CreateTaskResult.
-    if (record.kind === 'task') return createTaskResult((await ctx.services.tasks.read(record.taskId)) ?? record);
+    // A task whose input arrived goes on as a task: this round answers CreateTaskResult, with the status the
+    // task has once the tool took the answers (never the input_required the answers just ended).
+    if (record.kind === 'task') return createTaskResult(await afterRound(ctx, record, signal));
     settled = await settle(ctx, record.taskId, signal, notices);
   }
   if (settled === 'aborted') {
@@ -158,5 +159,35 @@ async function settle(
     }
   } finally {
     await Promise.all(unsubscribes.map((unsubscribe) => unsubscribe().catch(() => {})));
+  }
+}
+
+/** How long a round that supplied input waits for the tool to take it before it reports the task as it is. */
+const TAKE_INPUT_WAIT_MS = 10_000;
+
+/**
+ * The task once its tool took the answers of this round: no longer `input_required`, or `input_required` again
+ * with a new request (the answered ones are no longer pending). Woken by the task's channel, re-read on a timer.
+ */
+async function afterRound(ctx: StatelessContext, record: StoredTask, signal: AbortSignal): Promise<StoredTask> {
+  const { taskId } = record;
+  let wake: () => void = () => {};
+  const unsubscribe = await ctx.services.bus.onTaskChange(taskId, () => wake());
+  const deadline = Date.now() + TAKE_INPUT_WAIT_MS;
+  try {
+    for (;;) {
+      const task = (await ctx.services.tasks.read(taskId)) ?? record;
+      if (task.status !== 'input_required' || signal.aborted || Date.now() >= deadline) return task;
+      if (Object.keys(await pendingInputs(ctx.services, taskId)).length > 0) return task;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 50);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  } finally {
+    await unsubscribe().catch(() => {});
   }
 }
