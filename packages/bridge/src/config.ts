@@ -40,6 +40,8 @@ const ToolSchema = z.strictObject({
   result: z.enum(['auto', 'text', 'json']).default('auto'),
   /** Tasks of this tool one bridge process follows at once. */
   concurrency: z.number().int().min(1).default(64),
+  /** Shards of the tool's taskgate queue (default: TASKGATE_QUEUE_SHARDS); see defineTool's queueShards. */
+  queueShards: z.number().int().min(1).max(64).optional(),
 });
 
 const BridgeConfigSchema = z.strictObject({

@@ -11,6 +11,7 @@ commands:
   dev       a private Redis, a gateway on 127.0.0.1:3000 and a worker with the example tools
   call      call a tool through a gateway: taskgate call [--task] <tool> [json-arguments]
   tasks     operators' view of every owner's tasks: taskgate tasks list|get|cancel|purge --admin-token ...
+  queue-shards  the BullMQ queue of each shard: taskgate queue-shards tool.<name> <N> (for KEDA triggers)
 
 Every setting is an environment variable and a --flag; see the README's configuration table.`;
 
@@ -31,6 +32,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         return await (await import('./commands/call.js')).runCall(rest);
       case 'tasks':
         return await (await import('./commands/tasks.js')).runTasks(rest);
+      case 'queue-shards':
+        return (await import('./commands/queue-shards.js')).runQueueShards(rest);
       case undefined:
       case 'help':
       case '--help':
