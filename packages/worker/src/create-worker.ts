@@ -11,6 +11,7 @@ import {
   InputRequests,
   Keys,
   type Logger,
+  MAX_QUEUE_SHARDS,
   noopLogger,
   podName,
   type QueueConsumer,
@@ -137,6 +138,9 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
   const offersReads = (options.resources?.length ?? 0) + (options.prompts?.length ?? 0) > 0;
   // A worker may serve only resources and prompts; planQueues insists on tools otherwise.
   const defaultShards = options.queueShards ?? 1;
+  if (!Number.isInteger(defaultShards) || defaultShards < 1 || defaultShards > MAX_QUEUE_SHARDS) {
+    throw new TaskgateError('INVALID_CONFIG', `queueShards must be a whole number from 1 to 64, got ${defaultShards}`);
+  }
   const plans = offersReads && options.tools.length === 0 ? [] : planQueues(options.tools, defaultShards);
   const logger = options.logger ?? noopLogger;
   const settings = {
