@@ -302,6 +302,8 @@ const MAY_BE_NON_POSITIVE = new Set([
   'bullmq',
   'other',
   'none',
+  // f, sharded run: tasks executed more than once (the target is 0).
+  'repeated',
 ]);
 
 /** Everything wrong with the figures: missing, not finite, not positive, failed operations, lost waiters. */
