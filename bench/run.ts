@@ -38,7 +38,13 @@ function versionOf(pkg: string): string {
   return json.version;
 }
 
-/** f. The same load on a single redis-server, then on a 3-master cluster; each stopped before the next starts. */
+/** The queue shards of workload f's third run: one tool over this many queues on the 3-master cluster. */
+const F_QUEUE_SHARDS = 3;
+
+/**
+ * f. The same load on a single redis-server, on a 3-master cluster, then on that cluster with the one tool over
+ * three queue shards; each stopped before the next starts.
+ */
 async function runSingleBesideCluster(
   config: BenchConfig,
   processes: ProcessSet,
@@ -49,7 +55,12 @@ async function runSingleBesideCluster(
   );
   const measured: ShardsResult[] = [];
   let redis = 'unknown';
-  for (const start of [startTaskgateSingle, startTaskgateCluster]) {
+  const starts = [
+    startTaskgateSingle,
+    startTaskgateCluster,
+    (c: BenchConfig, p: ProcessSet, r: string) => startTaskgateCluster(c, p, r, F_QUEUE_SHARDS),
+  ];
+  for (const start of starts) {
     const target: ShardedTaskgate = await start(config, processes, root);
     try {
       const first = target.shards[0];
@@ -58,7 +69,10 @@ async function runSingleBesideCluster(
       measured.push(result);
       say(
         `  ${result.topology}: n=${result.tasks} ${result.throughput.toFixed(0)}/s p50=${result.p50.toFixed(2)} ms, ${result.commandsPerTask.toFixed(1)} commands/task` +
-          (result.errors > 0 ? ` errors=${result.errors}` : ''),
+          (result.errors > 0 ? ` errors=${result.errors}` : '') +
+          (result.executions === undefined
+            ? ''
+            : `; ${result.executions.tasks} tasks executed for ${result.completed} completed, ${result.executions.repeated} more than once`),
       );
       for (const shard of result.shards) {
         const { all, owner, bullmq, other } = shard.keys;
@@ -71,8 +85,8 @@ async function runSingleBesideCluster(
       await target.stop();
     }
   }
-  const [single, cluster] = measured as [ShardsResult, ShardsResult];
-  return { f: { single, cluster }, redis };
+  const [single, cluster, sharded] = measured as [ShardsResult, ShardsResult, ShardsResult];
+  return { f: { single, cluster, sharded }, redis };
 }
 
 async function runAll(config: BenchConfig, processes: ProcessSet): Promise<{ results: BenchResults; redis: string }> {
@@ -193,7 +207,8 @@ async function main(): Promise<number> {
   try {
     const { results, redis } = await runAll(config, processes);
     const rows = buildRows(results);
-    const shardRows: ShardRow[] = results.f === undefined ? [] : buildShardRows(results.f.single, results.f.cluster);
+    const shardRows: ShardRow[] =
+      results.f === undefined ? [] : buildShardRows(results.f.single, results.f.cluster, results.f.sharded);
     const tables = [
       ...(rows.length > 0 ? [renderTable(rows)] : []),
       ...(results.f === undefined ? [] : [renderShardTable(shardRows, results.f.cluster)]),

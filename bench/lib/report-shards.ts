@@ -7,6 +7,9 @@ import {
 } from '../workloads/shards.js';
 import type { Verdict } from './report.js';
 
+/** The most of the cluster's commands one master may run when one tool spreads over 3 queue shards (%). */
+export const BUSIEST_SHARE_TARGET_PERCENT = 40;
+
 /** The largest deviation from the mean across shards that the per-owner keys may show (%). */
 export const SPREAD_TARGET_PERCENT = 20;
 
@@ -23,7 +26,7 @@ export interface ShardRow {
 const sum = (values: readonly number[]): number => values.reduce((total, v) => total + v, 0);
 
 /** The rows of workload f, from the single-node and the cluster run. */
-export function buildShardRows(single: ShardsResult, cluster: ShardsResult): ShardRow[] {
+export function buildShardRows(single: ShardsResult, cluster: ShardsResult, sharded?: ShardsResult): ShardRow[] {
   const shards = cluster.shards;
   const keyRow = (metric: string, pick: (keys: KeyCounts) => number, extra: Partial<ShardRow> = {}): ShardRow => ({
     metric,
@@ -41,39 +44,89 @@ export function buildShardRows(single: ShardsResult, cluster: ShardsResult): Sha
   const ownerSpread = spreadPercent(shards.map((shard) => shard.keys.owner));
   const allSpread = spreadPercent(shards.map((shard) => shard.keys.all));
   const commandShare = (shard: ShardFigures): number => (shard.commandsPerTask / cluster.commandsPerTask) * 100;
+  return [...baseRows(), ...(sharded === undefined ? [] : shardedRows(cluster, sharded))];
+
+  function baseRows(): ShardRow[] {
+    return [
+      {
+        metric: `f. throughput, ${cluster.inFlight} in flight over ${cluster.owners} owners (tasks/s)`,
+        single: single.throughput,
+        cluster: cluster.throughput,
+      },
+      { metric: 'f. create→result p50 (ms)', single: single.p50, cluster: cluster.p50 },
+      { metric: 'f. create→result p99 (ms)', single: single.p99, cluster: cluster.p99 },
+      {
+        metric: 'f. Redis commands per task (commandstats on each master, Lua-run included)',
+        single: single.commandsPerTask,
+        cluster: cluster.commandsPerTask,
+        perShard: shards.map((shard) => shard.commandsPerTask),
+      },
+      {
+        metric: "f. … share of the cluster's commands per shard (%)",
+        perShard: shards.map(commandShare),
+        target: `reference: spread ${spreadPercent(shards.map(commandShare)).toFixed(1)} %`,
+      },
+      byKeyRow('f. … on per-owner keys (MONITOR pass)', (by) => by.owner),
+      byKeyRow("f. … on BullMQ's keys (MONITOR pass)", (by) => by.bullmq),
+      byKeyRow('f. … on other keys: catalog, rate limits (MONITOR pass)', (by) => by.other),
+      byKeyRow('f. … naming no key: MULTI, EXEC, TIME, … (MONITOR pass)', (by) => by.none),
+      keyRow('f. keys after the run (DBSIZE)', (keys) => keys.all, {
+        target: `reference: spread ${allSpread.toFixed(1)} %`,
+      }),
+      keyRow("f. … taskgate's per-owner keys (tg:{owner tag}:…)", (keys) => keys.owner, {
+        target: `spread ≤ ±${SPREAD_TARGET_PERCENT} % (${ownerSpread.toFixed(1)} %)`,
+        verdict: ownerSpread <= SPREAD_TARGET_PERCENT ? 'PASS' : 'MISS',
+      }),
+      keyRow('f. … of which session records (one per owner)', (keys) => keys.sessions),
+      keyRow('f. … BullMQ keys (tg:bull:{queue}:…, one slot per queue)', (keys) => keys.bullmq),
+      keyRow('f. … other keys (tg:{catalog}:…, tg:rl:…)', (keys) => keys.other),
+    ];
+  }
+}
+
+/** The busiest master's share of the cluster's commands (%), and every master's. */
+function shares(result: ShardsResult): number[] {
+  return result.shards.map((shard) => (shard.commandsPerTask / result.commandsPerTask) * 100);
+}
+
+/**
+ * f, third run: the one tool over queue shards on the same cluster. Its per-shard columns are this run's
+ * masters (the same ports' order as the cluster run's is not guaranteed: each run starts its own cluster).
+ */
+function shardedRows(cluster: ShardsResult, sharded: ShardsResult): ShardRow[] {
+  const busiest = Math.max(...shares(sharded));
+  const executed = sharded.executions;
+  const once = executed !== undefined && executed.repeated === 0 && executed.tasks === sharded.completed;
   return [
     {
-      metric: `f. throughput, ${cluster.inFlight} in flight over ${cluster.owners} owners (tasks/s)`,
-      single: single.throughput,
-      cluster: cluster.throughput,
-    },
-    { metric: 'f. create→result p50 (ms)', single: single.p50, cluster: cluster.p50 },
-    { metric: 'f. create→result p99 (ms)', single: single.p99, cluster: cluster.p99 },
-    {
-      metric: 'f. Redis commands per task (commandstats on each master, Lua-run included)',
-      single: single.commandsPerTask,
-      cluster: cluster.commandsPerTask,
-      perShard: shards.map((shard) => shard.commandsPerTask),
+      metric: `f. ${sharded.topology}: throughput (tasks/s)`,
+      single: sharded.throughput,
+      cluster: sharded.throughput,
     },
     {
-      metric: "f. … share of the cluster's commands per shard (%)",
-      perShard: shards.map(commandShare),
-      target: `reference: spread ${spreadPercent(shards.map(commandShare)).toFixed(1)} %`,
+      metric: "f. … busiest master's share of the cluster's commands (%), without shards in the cluster column",
+      cluster: busiest,
+      single: Math.max(...shares(cluster)),
+      perShard: shares(sharded),
+      target: `≤ ${BUSIEST_SHARE_TARGET_PERCENT} % with shards (${busiest.toFixed(1)} %)`,
+      verdict: busiest <= BUSIEST_SHARE_TARGET_PERCENT ? 'PASS' : 'MISS',
     },
-    byKeyRow('f. … on per-owner keys (MONITOR pass)', (by) => by.owner),
-    byKeyRow("f. … on BullMQ's keys (MONITOR pass)", (by) => by.bullmq),
-    byKeyRow('f. … on other keys: catalog, rate limits (MONITOR pass)', (by) => by.other),
-    byKeyRow('f. … naming no key: MULTI, EXEC, TIME, … (MONITOR pass)', (by) => by.none),
-    keyRow('f. keys after the run (DBSIZE)', (keys) => keys.all, {
-      target: `reference: spread ${allSpread.toFixed(1)} %`,
-    }),
-    keyRow("f. … taskgate's per-owner keys (tg:{owner tag}:…)", (keys) => keys.owner, {
-      target: `spread ≤ ±${SPREAD_TARGET_PERCENT} % (${ownerSpread.toFixed(1)} %)`,
-      verdict: ownerSpread <= SPREAD_TARGET_PERCENT ? 'PASS' : 'MISS',
-    }),
-    keyRow('f. … of which session records (one per owner)', (keys) => keys.sessions),
-    keyRow('f. … BullMQ keys (tg:bull:{queue}:…, one slot per queue)', (keys) => keys.bullmq),
-    keyRow('f. … other keys (tg:{catalog}:…, tg:rl:…)', (keys) => keys.other),
+    {
+      metric: '… Redis commands per task with shards (all masters)',
+      cluster: sharded.commandsPerTask,
+      perShard: sharded.shards.map((shard) => shard.commandsPerTask),
+    },
+    {
+      metric: '… BullMQ keys per master with shards',
+      cluster: sum(sharded.shards.map((shard) => shard.keys.bullmq)),
+      perShard: sharded.shards.map((shard) => shard.keys.bullmq),
+    },
+    {
+      metric: '… every task executed once (tasks completed)',
+      cluster: sharded.completed,
+      target: `${executed?.tasks ?? '?'} executed for ${sharded.completed} completed, ${executed?.repeated ?? '?'} twice or more`,
+      verdict: once && sharded.errors === 0 ? 'PASS' : 'MISS',
+    },
   ];
 }
 

@@ -19,6 +19,8 @@ export interface ShardedTaskgate {
   readonly subject: McpSubject;
   /** The masters: the one server, or the cluster's masters (replicas are not counted). */
   readonly shards: readonly Shard[];
+  /** With queue shards: executions per task id, from the workers' logs (BENCH_LOG_EXECUTIONS). */
+  executions?(): Map<string, number>;
   /** Stops the processes and servers of this topology (by pid); safe to call twice. */
   stop(): Promise<void>;
 }
@@ -51,6 +53,7 @@ export async function startTaskgateCluster(
   config: BenchConfig,
   processes: ProcessSet,
   root: string,
+  queueShards = 1,
 ): Promise<ShardedTaskgate> {
   const cluster = await startRedisCluster({ timeoutMs: 60_000 });
   processes.add('taskgate redis cluster', () => cluster.stop());
@@ -62,13 +65,32 @@ export async function startTaskgateCluster(
   const closeAdmin = async (): Promise<void> =>
     void (await Promise.all(shards.map(({ redis }) => redis.quit().catch(() => redis.disconnect()))));
   processes.add('cluster admin connections', closeAdmin);
-  const redisEnv = { TASKGATE_REDIS_CLUSTER_NODES: cluster.nodesSetting, REDIS_URL: '' };
+  const sharded = queueShards > 1;
+  const redisEnv = {
+    TASKGATE_REDIS_CLUSTER_NODES: cluster.nodesSetting,
+    REDIS_URL: '',
+    ...(sharded && { TASKGATE_QUEUE_SHARDS: String(queueShards), BENCH_LOG_EXECUTIONS: '1' }),
+  };
   const pids = cluster.nodes.map((node) => node.pid);
-  const started = await startTaskgateProcesses(config, processes, root, redisEnv, pids, 'taskgate-cluster');
+  const name = sharded ? 'taskgate-cluster-sharded' : 'taskgate-cluster';
+  const started = await startTaskgateProcesses(config, processes, root, redisEnv, pids, name);
+  const executions = (): Map<string, number> => {
+    const counts = new Map<string, number>();
+    for (const worker of started.workers) {
+      for (const match of worker.log().matchAll(/\{"benchExecution":"([^"]+)"\}/g)) {
+        const id = match[1] as string;
+        counts.set(id, (counts.get(id) ?? 0) + 1);
+      }
+    }
+    return counts;
+  };
   return {
-    topology: `cluster (${shards.length} masters)`,
+    topology: sharded
+      ? `cluster (${shards.length} masters), one tool over ${queueShards} queue shards`
+      : `cluster (${shards.length} masters)`,
     subject: started.subject,
     shards,
+    ...(sharded && { executions }),
     async stop() {
       await started.subject.close();
       await Promise.all([...started.gateways, ...started.workers].map((proc) => proc.stop()));

@@ -52,6 +52,10 @@ export interface ShardsResult {
   readonly errors: number;
   /** All masters together. */
   readonly commandsPerTask: number;
+  /** Tasks whose result came back, over every pass (warm-up, measured, MONITOR). */
+  readonly completed: number;
+  /** With queue shards: tasks executed (distinct ids) and those executed more than once. */
+  readonly executions?: { readonly tasks: number; readonly repeated: number };
   readonly shards: readonly ShardFigures[];
 }
 
@@ -147,7 +151,12 @@ export async function runShards(target: ShardedTaskgate, load: ShardsLoad): Prom
   await subject.prepare(load.owners);
   let next = 0;
   const run = (): Promise<void> => subject.run(next++);
-  await closedLoop({ inFlight: load.inFlight, total: Math.max(load.owners, load.inFlight * 4), maxMs: 20_000, run });
+  const warm = await closedLoop({
+    inFlight: load.inFlight,
+    total: Math.max(load.owners, load.inFlight * 4),
+    maxMs: 20_000,
+    run,
+  });
 
   const snapshot = (): Promise<Map<string, number>[]> => Promise.all(shards.map(({ redis }) => commandCalls(redis)));
   const idle0 = await snapshot();
@@ -196,8 +205,14 @@ export async function runShards(target: ShardedTaskgate, load: ShardsLoad): Prom
     p99: result.p99,
     errors: result.errors + watched.errors,
     commandsPerTask: figures.reduce((sum, shard) => sum + shard.commandsPerTask, 0),
+    completed: warm.n + result.n + watched.n,
+    ...(target.executions !== undefined && { executions: executionCounts(target.executions()) }),
     shards: figures,
   };
+}
+
+function executionCounts(counts: Map<string, number>): { tasks: number; repeated: number } {
+  return { tasks: counts.size, repeated: [...counts.values()].filter((count) => count > 1).length };
 }
 
 /** Largest deviation from the mean across shards, in % of the mean (0 for one shard). */

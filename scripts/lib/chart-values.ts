@@ -76,6 +76,7 @@ const OVERRIDES: Readonly<Record<string, Schema>> = {
   'gateway.service.type': { type: 'string', enum: ['ClusterIP', 'NodePort', 'LoadBalancer'] },
   'worker.keda.trigger': { type: 'string', enum: ['redis', 'prometheus'] },
   'worker.keda.redis.tools': { type: 'array', items: { type: 'string', minLength: 1 } },
+  'worker.keda.redis.queues': { type: 'array', items: { type: 'string', minLength: 1, pattern: '^[^:{}]+$' } },
   'gateway.httpRoute.hostnames': { type: 'array', items: { type: 'string', minLength: 1 } },
   'gateway.autoscaling.targetCPUUtilizationPercentage': { type: ['integer', 'null'], minimum: 1 },
   'gateway.autoscaling.taskWaitersPerPod': { type: ['integer', 'null'], minimum: 1 },

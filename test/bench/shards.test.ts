@@ -8,7 +8,8 @@ import { countKeys, type ShardsResult, spreadPercent } from '../../bench/workloa
 const redis = useRedis();
 
 /** A result with one shard per entry of `ownerKeys`, everything else fixed. */
-function result(topology: string, ownerKeys: readonly number[]): ShardsResult {
+function result(topology: string, ownerKeys: readonly number[], perShard?: readonly number[]): ShardsResult {
+  const commands = perShard ?? ownerKeys.map(() => 70);
   return {
     topology,
     owners: 30,
@@ -18,10 +19,11 @@ function result(topology: string, ownerKeys: readonly number[]): ShardsResult {
     p50: 10,
     p99: 20,
     errors: 0,
-    commandsPerTask: 70 * ownerKeys.length,
+    commandsPerTask: commands.reduce((sum, c) => sum + c, 0),
+    completed: 130,
     shards: ownerKeys.map((owner, i) => ({
       address: `127.0.0.1:${7000 + i}`,
-      commandsPerTask: 70,
+      commandsPerTask: commands[i] ?? 70,
       keys: { all: owner + 6, owner, sessions: 10, bullmq: 4, other: 2 },
       byKey: { owner: 30, bullmq: 40, other: 0, none: 3 },
       breakdown: '',
@@ -66,5 +68,30 @@ describe('bench workload f (single node beside a Redis Cluster)', () => {
     expect(ownerRow(within)).toMatchObject({ cluster: 330, perShard: [100, 100, 130], verdict: 'PASS' });
     expect(ownerRow(within)?.target).toBe('spread ≤ ±20 % (18.2 %)');
     expect(ownerRow(outside)).toMatchObject({ verdict: 'MISS', target: 'spread ≤ ±20 % (21.4 %)' });
+  });
+
+  it('judges the busiest master of the sharded run against 40 % of the commands, and every task once', () => {
+    const single = result('single node', [300]);
+    const cluster = result('cluster (3 masters)', [100, 100, 100], [20, 20, 60]);
+    const even = { ...result('sharded', [100, 100, 100], [30, 32, 38]), executions: { tasks: 130, repeated: 0 } };
+    const hot = { ...result('sharded', [100, 100, 100], [25, 25, 50]), executions: { tasks: 130, repeated: 1 } };
+    const busiest = (rows: ReturnType<typeof buildShardRows>) => rows.find((row) => row.metric.includes('busiest'));
+    const once = (rows: ReturnType<typeof buildShardRows>) => rows.find((row) => row.metric.includes('executed once'));
+    const passing = buildShardRows(single, cluster, even);
+    expect(busiest(passing)).toMatchObject({
+      single: 60,
+      cluster: 38,
+      verdict: 'PASS',
+      target: '≤ 40 % with shards (38.0 %)',
+    });
+    expect(once(passing)).toMatchObject({ verdict: 'PASS', target: '130 executed for 130 completed, 0 twice or more' });
+    const missing = buildShardRows(single, cluster, hot);
+    expect(busiest(missing)).toMatchObject({ cluster: 50, verdict: 'MISS' });
+    expect(once(missing)?.verdict).toBe('MISS');
+    expect(once(buildShardRows(single, cluster, { ...even, executions: { tasks: 129, repeated: 0 } }))?.verdict).toBe(
+      'MISS',
+    );
+    // Without the third run, no rows of it.
+    expect(busiest(buildShardRows(single, cluster))).toBeUndefined();
   });
 });

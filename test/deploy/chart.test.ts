@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { SETTINGS } from '@taskgate/cli';
+import { shardQueues } from '@taskgate/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { FILE_SETTINGS, SECRET_SETTINGS, settingPath } from '../../scripts/lib/chart-values.js';
@@ -312,7 +313,10 @@ describe('helm/taskgate: pods', () => {
     expect(scaled.spec.scaleTargetRef.name).toBe('taskgate-worker');
     const lists = scaled.spec.triggers.map((trigger: K8sObject) => trigger.metadata.listName);
     expect(lists).toContain('tgfull:bull:{tool.echo}:tool.echo:wait');
-    expect(lists).toHaveLength(7);
+    // A trigger per shard of a sharded tool, each on that shard's own wait list (its name is its hash tag).
+    const shards = shardQueues('tool.search', 3);
+    for (const shard of shards) expect(lists).toContain(`tgfull:bull:{${shard}}:${shard}:wait`);
+    expect(lists).toHaveLength(10);
     expect(one(objects, 'Deployment', 'taskgate-worker').spec.replicas).toBeUndefined();
   });
 

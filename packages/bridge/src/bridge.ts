@@ -67,6 +67,7 @@ function bridgedTool(
     inputSchema: tool.inputSchema as { type: 'object' },
     taskSupport: tool.taskSupport,
     queue: `bridge.${tool.name}`,
+    ...(tool.queueShards !== undefined && { queueShards: tool.queueShards }),
     attempts: BRIDGE_ATTEMPTS,
     backoffMs: 500,
     concurrency: tool.concurrency,

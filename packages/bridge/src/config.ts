@@ -33,6 +33,8 @@ const ToolFields = {
   result: z.enum(['auto', 'text', 'json']).default('auto'),
   /** Tasks of this tool one bridge process follows at once. */
   concurrency: z.number().int().min(1).default(64),
+  /** Shards of the tool's taskgate queue (default: TASKGATE_QUEUE_SHARDS); see defineTool's queueShards. */
+  queueShards: z.number().int().min(1).max(64).optional(),
 };
 
 /** A tool run by a job of an existing BullMQ queue. */

@@ -14,6 +14,7 @@ commands:
   dev       a private Redis, a gateway on 127.0.0.1:3000 and a worker with the example tools
   call      call a tool through a gateway: taskgate call [--task] <tool> [json-arguments]
   tasks     operators' view of every owner's tasks: taskgate tasks list|get|cancel|purge --admin-token ...
+  queue-shards  the BullMQ queue of each shard: taskgate queue-shards tool.<name> <N> (for KEDA triggers)
 
 Every setting is an environment variable and a --flag (a flag wins).`;
 
@@ -46,6 +47,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       case 'version':
         process.stdout.write(`${cliVersion()}\n`);
         return 0;
+      case 'queue-shards':
+        return (await import('./commands/queue-shards.js')).runQueueShards(rest);
       case undefined:
       case 'help':
       case '--help':

@@ -35,6 +35,15 @@ export const WORKER_SETTINGS = [
     description: "Address of the worker's metrics endpoint (0.0.0.0 in containers).",
   },
   {
+    env: 'TASKGATE_QUEUE_SHARDS',
+    flag: '--queue-shards',
+    scope: 'worker',
+    schema: int(1, 64),
+    default: '1',
+    description:
+      "BullMQ queues each tool queue spreads over when its tool does not say (`queueShards`), each in a slot of its own: more than 1 lets one hot tool use several Redis Cluster masters. Gateways pick a task's shard from its id; after a change, workers also consume the old shards until they drain.",
+  },
+  {
     env: 'TASKGATE_WORKER_HEARTBEAT_MS',
     flag: '--worker-heartbeat-ms',
     scope: 'worker',

@@ -33,6 +33,8 @@ export interface TaskDetail {
 
 export interface QueueStats {
   queue: string;
+  /** Which shard of a sharded tool queue (absent: one shard). */
+  shard?: { index: number; of: number };
   tools: string[];
   waiting: number;
   active: number;

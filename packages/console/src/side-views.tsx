@@ -9,6 +9,7 @@ export function QueuesView({ queues }: { queues: QueueStats[] }) {
         <thead>
           <tr>
             <th>Queue</th>
+            <th>Shard</th>
             <th>Waiting</th>
             <th>Active</th>
             <th>Oldest wait</th>
@@ -18,6 +19,7 @@ export function QueuesView({ queues }: { queues: QueueStats[] }) {
           {queues.map((queue) => (
             <tr key={queue.queue}>
               <td>{queue.queue}</td>
+              <td>{queue.shard === undefined ? '—' : `${queue.shard.index + 1} of ${queue.shard.of}`}</td>
               <td>{queue.waiting}</td>
               <td>{queue.active}</td>
               <td>{(queue.oldestWaitingMs / 1000).toFixed(1)} s</td>

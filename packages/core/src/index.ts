@@ -1,4 +1,4 @@
-export { type QueueStats, queueStats } from './admin/admin-queues.js';
+export { catalogQueues, type QueueStats, queueStats } from './admin/admin-queues.js';
 export {
   type AdminCancelResult,
   type AdminTask,
@@ -55,6 +55,16 @@ export { DEFAULT_TASK_LIMITS, grantTtl, resolveTaskLimits, type TaskLimits } fro
 export { QUEUE_STATES, type QueueSource, watchQueues } from './metrics/queue-metrics.js';
 export { watchRedis } from './metrics/redis-metrics.js';
 export { taskMetrics } from './metrics/task-metrics.js';
+export {
+  CLUSTER_SLOTS,
+  crc16,
+  MAX_QUEUE_SHARDS,
+  queueOfTask,
+  shardOf,
+  shardQueues,
+  tagSlot,
+  validShardCount,
+} from './queues/queue-shards.js';
 export {
   type ConsumeOptions,
   consumeQueue,

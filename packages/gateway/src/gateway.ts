@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   AdminTasks,
+  catalogQueues,
   closeRedis,
   createRedisConnection,
   DirectCalls,
@@ -181,11 +182,8 @@ export function createGateway(input: GatewayOptions): Gateway {
   const unwatch = [
     watchRedis(registry, redis, 'commands'),
     watchRedis(registry, bus.connection, 'subscriber'),
-    // Every queue of the live catalog: a gateway sees all tools, a worker only its own.
-    watchQueues(registry, async () => {
-      const names = new Set((await catalog.list()).map((entry) => entry.queue));
-      return [...names].map((name) => queues.queue(name));
-    }),
+    // Every queue (every shard) of the live catalog: a gateway sees all tools, a worker only its own.
+    watchQueues(registry, async () => catalogQueues(await catalog.list()).map((name) => queues.queue(name))),
   ];
 
   let draining = false;

@@ -1,5 +1,5 @@
 import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { Keys } from '@taskgate/core';
+import { Keys, queueOfTask, shardQueues } from '@taskgate/core';
 import { connectClient, useRedis, waitFor } from '@taskgate/test-harness';
 import { TEST_TOOLS } from '@taskgate/test-harness/tools';
 import { defineTool } from '@taskgate/worker';
@@ -240,6 +240,52 @@ describe('admin listener', () => {
     };
     expect(workers.workers).toHaveLength(1);
     expect(workers.workers[0]?.tools).toContain('sleep');
+  });
+
+  it('lists each shard of a sharded tool queue; an admin cancel removes a waiting job from its shard', async () => {
+    // concurrency 1: the second task of a shard waits behind the first.
+    const slow = defineTool({
+      name: 'slow',
+      description: 'Waits',
+      inputSchema: z.object({}),
+      taskSupport: 'required',
+      queueShards: 3,
+      concurrency: 1,
+      handler: (_args, ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve('stopped'))),
+    });
+    const stack = await start({ gateway: { adminToken: ADMIN_TOKEN }, tools: [slow] });
+    const admin = await stack.gateway.listenAdmin(0, '127.0.0.1');
+    const call = (path: string, init: RequestInit = {}) =>
+      fetch(`http://127.0.0.1:${admin.port}${path}`, {
+        ...init,
+        headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
+      });
+    const { client } = await connectClient(stack.url);
+    const ids: string[] = [];
+    // Tasks until one shard holds two: one runs, one waits there.
+    while (new Set(ids.map((id) => queueOfTask('tool.slow', 3, id))).size === ids.length) {
+      const created = await client.request(
+        { method: 'tools/call', params: { name: 'slow', arguments: {}, task: {} } },
+        CreateTaskResultSchema,
+      );
+      ids.push(created.task.taskId);
+    }
+    const waitingId = ids.at(-1) as string;
+    const shard = queueOfTask('tool.slow', 3, waitingId);
+    type Listed = { queues: { queue: string; shard?: { index: number; of: number }; waiting: number }[] };
+    const listed = async (): Promise<Listed> => (await (await call('/admin/api/queues')).json()) as Listed;
+    await waitFor(async () => (await listed()).queues.find((q) => q.queue === shard)?.waiting === 1, 'one waits');
+    const { queues } = await listed();
+    expect(queues.map((q) => q.queue)).toEqual([...shardQueues('tool.slow', 3)].sort());
+    expect(queues.map((q) => q.shard)).toEqual(
+      [...shardQueues('tool.slow', 3)]
+        .sort()
+        .map((name) => ({ index: shardQueues('tool.slow', 3).indexOf(name), of: 3 })),
+    );
+    const cancelled = await call(`/admin/api/tasks/${waitingId}/cancel`, { method: 'POST' });
+    expect(cancelled.status).toBe(200);
+    await waitFor(async () => (await listed()).queues.find((q) => q.queue === shard)?.waiting === 0, 'job removed');
+    for (const id of ids.slice(0, -1)) await call(`/admin/api/tasks/${id}/cancel`, { method: 'POST' });
   });
 
   it('opens the raw queues with a signed cookie that every gateway of the deployment accepts', async () => {

@@ -11,8 +11,10 @@ import {
   InputRequests,
   Keys,
   type Logger,
+  MAX_QUEUE_SHARDS,
   noopLogger,
   podName,
+  type QueueConsumer,
   type RedisConnectionOptions,
   TaskgateError,
   TaskOutbox,
@@ -35,6 +37,7 @@ import { toolError } from './outcome.js';
 import { planQueues, type QueuePlan } from './queue-plan.js';
 import { type AnyResourceDefinition, createReadServer } from './read-server.js';
 import { RecordedFailure, type RunnerDeps, type RunningJob, runJob } from './run-job.js';
+import { DEFAULT_SHARD_RETIRE_AFTER_MS, queuesToConsume } from './shard-history.js';
 import { TaskWatch } from './task-watch.js';
 import { WorkerMetrics } from './worker-metrics.js';
 
@@ -62,6 +65,10 @@ export interface CreateWorkerOptions {
   /** Key prefix shared with the gateways (default `tg`). */
   readonly prefix?: string;
   readonly tools: readonly AnyToolDefinition[];
+  /** Shards of each tool queue whose tools do not say (`queueShards`); default 1 (TASKGATE_QUEUE_SHARDS). */
+  readonly queueShards?: number;
+  /** How long after the last worker ran an old shard count its drained shards are left (ms; default 10 min). */
+  readonly shardRetireAfterMs?: number;
   /** Resources and resource templates (`defineResource`, `defineResourceTemplate`) this worker serves. */
   readonly resources?: readonly AnyResourceDefinition[];
   /** Prompts (`definePrompt`) this worker serves. */
@@ -158,14 +165,22 @@ function positive(name: string, value: number | undefined, fallback: number): nu
 /** Starts a worker: registers `tools` in the catalog (with heartbeats) and consumes their BullMQ queues. */
 export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
   const offersReads = (options.resources?.length ?? 0) + (options.prompts?.length ?? 0) > 0;
+  const defaultShards = options.queueShards ?? 1;
+  if (!Number.isInteger(defaultShards) || defaultShards < 1 || defaultShards > MAX_QUEUE_SHARDS) {
+    throw new TaskgateError('INVALID_CONFIG', `queueShards must be a whole number from 1 to 64, got ${defaultShards}`);
+  }
+  // Queues of tools found at run time (an upstream MCP server's) are not sharded.
   const later = (options.laterQueues ?? []).map((plan) => ({
     queue: plan.queue,
+    shards: 1,
     tools: [],
     concurrency: plan.concurrency,
   }));
   // A worker may serve only resources and prompts, or tools found later; planQueues insists on tools otherwise.
   const plans = [
-    ...((offersReads || later.length > 0) && options.tools.length === 0 ? [] : planQueues(options.tools)),
+    ...((offersReads || later.length > 0) && options.tools.length === 0
+      ? []
+      : planQueues(options.tools, defaultShards)),
     ...later,
   ];
   const logger = options.logger ?? noopLogger;
@@ -198,7 +213,7 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
   const unwatch = [
     watchRedis(registry, redis, 'commands'),
     watchRedis(registry, bus.connection, 'subscriber'),
-    watchQueues(registry, async () => plans.map((plan) => ownQueues.queue(plan.queue))),
+    watchQueues(registry, async () => consumed.map((queue) => ownQueues.queue(queue))),
   ];
   const catalog = new ToolCatalog({ redis, keys });
   const toolMap = new Map(options.tools.map((tool) => [tool.name, tool]));
@@ -265,10 +280,11 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
     );
   };
 
-  const workers = plans.map((plan: QueuePlan) => {
+  /** Consumes one BullMQ queue (one shard) of a plan. */
+  const consume = (plan: QueuePlan, queue: string): QueueConsumer => {
     const processor = (job: Job<ToolJobData>, token: string | undefined): Promise<void> =>
       metrics.execution(String(job.data?.tool), () => runJob(deps, job, token));
-    return consumeQueue<ToolJobData>(plan.queue, processor, {
+    return consumeQueue<ToolJobData>(queue, processor, {
       connection: redis,
       keys,
       concurrency: plan.concurrency,
@@ -276,17 +292,20 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
       lockDurationMs: settings.lockDurationMs,
       stalledIntervalMs: settings.stalledIntervalMs,
       maxStalledCount: BULLMQ_STALL_LIMIT,
-      onError: (error) => logger.error({ queue: plan.queue, err: error.message }, 'worker error'),
+      onError: (error) => logger.error({ queue, err: error.message }, 'worker error'),
       onFailed,
       onLockRenewalFailed: (jobIds) => {
         for (const id of jobIds) running.get(id)?.abort('lock-lost');
       },
     });
-  });
+  };
+  // Filled once the shard history is read (ready): the shards of each plan, old counts' shards until drained.
+  const workers: QueueConsumer[] = [];
+  const consumed: string[] = [];
+  const retireAfterMs = positive('shardRetireAfterMs', options.shardRetireAfterMs, DEFAULT_SHARD_RETIRE_AFTER_MS);
 
   const names = options.tools.map((tool) => tool.name);
-  const liveNames = (): string[] => [...toolMap.keys()];
-  const liveEntries = () => [...toolMap.values()].map(toCatalogEntry);
+  const liveEntries = () => [...toolMap.values()].map((tool) => toCatalogEntry(tool, defaultShards));
   // The operator console lists live workers from these heartbeats (three heartbeats long).
   const presence = new WorkerRegistry(redis, keys);
   const self = { id: randomBytes(9).toString('base64url'), pod: podName(), tools: names, startedAt: Date.now() };
@@ -316,17 +335,29 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
   });
   const ready = (async () => {
     opsServer = await ops;
+    for (const plan of plans) {
+      const queues = await queuesToConsume(catalog, ownQueues, plan, retireAfterMs, logger);
+      if (closing !== undefined) return;
+      for (const queue of queues) workers.push(consume(plan, queue));
+      consumed.push(...queues);
+    }
     await Promise.all(workers.map((worker) => worker.ready()));
     await Promise.all([catalog.register(liveEntries()), reads?.start(), beat()]);
     if (closing !== undefined) return;
     heartbeat = setInterval(() => {
-      Promise.all([catalog.heartbeat(liveNames()), reads?.heartbeat(), beat()]).catch((error: unknown) =>
-        logger.warn({ err: errorMessage(error) }, 'heartbeat failed'),
-      );
+      // Entries are written again (no news announced): the catalog ends up with the shard count of the workers
+      // alive, even when a worker of an old count registered last during a rollout.
+      const shardCounts = plans.map((plan) => catalog.recordShardCount(plan.queue, plan.shards));
+      Promise.all([
+        catalog.register(liveEntries(), { announce: false }),
+        ...shardCounts,
+        reads?.heartbeat(),
+        beat(),
+      ]).catch((error: unknown) => logger.warn({ err: errorMessage(error) }, 'heartbeat failed'));
     }, settings.heartbeatMs);
     heartbeat.unref();
     started = true;
-    logger.info({ tools: names, queues: plans.map((plan) => plan.queue) }, 'worker ready');
+    logger.info({ tools: names, queues: consumed }, 'worker ready');
   })();
   // Callers await `ready`; this only keeps an unawaited failure from crashing the process.
   ready.catch(() => {});
@@ -373,7 +404,7 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
       tools.map((tool) => tool.name),
     );
     const removed = before.some((name) => !toolMap.has(name));
-    await catalog.register(tools.map(toCatalogEntry));
+    await catalog.register(tools.map((tool) => toCatalogEntry(tool, defaultShards)));
     if (removed) await announceListChanged(redis, keys, 'tools');
   };
 

@@ -1,4 +1,4 @@
-import { type CatalogEntry, Keys, TaskgateError } from '@taskgate/core';
+import { type CatalogEntry, Keys, MAX_QUEUE_SHARDS, TaskgateError } from '@taskgate/core';
 import {
   type CallToolResult,
   type Tool,
@@ -57,6 +57,12 @@ export interface ToolConfig<I extends z.ZodObject, O extends z.ZodObject | undef
   readonly annotations?: ToolAnnotations;
   /** BullMQ queue; defaults to the tool's own queue. Tools sharing a queue share its concurrency and rate limit. */
   readonly queue?: string;
+  /**
+   * BullMQ queues the tool's jobs spread over, each in a slot of its own (default: the worker's `queueShards`,
+   * TASKGATE_QUEUE_SHARDS, 1). More than 1 lets one hot tool use several Redis Cluster masters. Tools sharing a
+   * queue must agree.
+   */
+  readonly queueShards?: number;
   /** Executions per task, crashes included (default 1). */
   readonly attempts?: number;
   /**
@@ -108,6 +114,8 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   readonly taskSupport: ToolTaskSupport;
   readonly annotations?: ToolAnnotations;
   readonly queue: string;
+  /** Shards of the queue when the tool says (else the worker's default). */
+  readonly queueShards?: number;
   readonly attempts: number;
   /** Re-runs after crashes that do not spend `attempts` (0 = none). */
   readonly crashReruns: number;
@@ -223,6 +231,9 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject | undefi
   if (typeof config.handler !== 'function') throw invalid(name, 'handler must be a function');
   const queue = config.queue ?? Keys.toolQueueName(name);
   if (!QUEUE_NAME.test(queue)) throw invalid(name, `queue '${queue}' must be 1-200 characters of A-Z a-z 0-9 _ - .`);
+  if (config.queueShards !== undefined && !validShards(config.queueShards)) {
+    throw invalid(name, `queueShards must be a whole number from 1 to ${MAX_QUEUE_SHARDS}`);
+  }
   positiveInt(name, 'attempts', config.attempts, 1);
   positiveInt(name, 'backoffMs', config.backoffMs, 0);
   positiveInt(name, 'concurrency', config.concurrency, 1);
@@ -254,6 +265,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject | undefi
     taskSupport: config.taskSupport,
     ...(config.annotations !== undefined && { annotations: config.annotations }),
     queue,
+    ...(config.queueShards !== undefined && { queueShards: config.queueShards }),
     attempts: config.attempts ?? 1,
     crashReruns,
     ...(config.backoffMs !== undefined && { backoffMs: config.backoffMs }),
@@ -291,11 +303,21 @@ function toolDescription(def: ToolDescriptionFields): Tool {
   };
 }
 
-/** The catalog entry workers publish for a tool: its wire description, queue and retry policy. */
-export function toCatalogEntry(def: AnyToolDefinition): CatalogEntry {
+/** True for a shard count a queue may have. */
+function validShards(shards: unknown): boolean {
+  return typeof shards === 'number' && Number.isInteger(shards) && shards >= 1 && shards <= MAX_QUEUE_SHARDS;
+}
+
+/**
+ * The catalog entry workers publish for a tool: its wire description, queue (with its shard count when more
+ * than one: an entry of one shard is the same as before shards existed) and retry policy.
+ */
+export function toCatalogEntry(def: AnyToolDefinition, defaultShards = 1): CatalogEntry {
+  const shards = def.queueShards ?? defaultShards;
   return {
     tool: toolDescription(def),
     queue: def.queue,
+    ...(shards > 1 && { queueShards: shards }),
     attempts: def.attempts,
     ...(def.backoffMs !== undefined && { backoffMs: def.backoffMs }),
     ...(def.immediateResponse !== undefined && { immediateResponse: def.immediateResponse }),

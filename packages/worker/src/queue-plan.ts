@@ -4,6 +4,8 @@ import type { AnyToolDefinition, RateLimit } from './define-tool.js';
 /** One BullMQ worker to start: a queue and the options BullMQ applies to the whole queue. */
 export interface QueuePlan {
   readonly queue: string;
+  /** Shards of the queue (its tools' `queueShards`, else the worker's default). */
+  readonly shards: number;
   readonly tools: readonly string[];
   /** Jobs of the queue this process runs at once: the largest concurrency of its tools. */
   readonly concurrency: number;
@@ -15,19 +17,30 @@ export interface QueuePlan {
  * them: the queue runs as many jobs at once as its most concurrent tool allows, and at most one rate limit
  * may be declared among them.
  */
-export function planQueues(tools: readonly AnyToolDefinition[]): QueuePlan[] {
+export function planQueues(tools: readonly AnyToolDefinition[], defaultShards = 1): QueuePlan[] {
   if (tools.length === 0) throw new TaskgateError('INVALID_CONFIG', 'createWorker needs at least one tool');
   const seen = new Set<string>();
-  const plans = new Map<string, { tools: string[]; concurrency: number; rateLimit?: RateLimit; limitedBy?: string }>();
+  const plans = new Map<
+    string,
+    { tools: string[]; shards: number; concurrency: number; rateLimit?: RateLimit; limitedBy?: string }
+  >();
   for (const tool of tools) {
     if (seen.has(tool.name)) {
       throw new TaskgateError('INVALID_CONFIG', `Two tools are named '${tool.name}': tool names must be unique`);
     }
     seen.add(tool.name);
+    const shards = tool.queueShards ?? defaultShards;
     let plan = plans.get(tool.queue);
     if (plan === undefined) {
-      plan = { tools: [], concurrency: 0 };
+      plan = { tools: [], shards, concurrency: 0 };
       plans.set(tool.queue, plan);
+    }
+    if (plan.shards !== shards) {
+      throw new TaskgateError(
+        'INVALID_CONFIG',
+        `Tools '${plan.tools[0]}' and '${tool.name}' share queue '${tool.queue}' but have ${plan.shards} and ${shards} queueShards; ` +
+          'a queue has one shard count, so give them the same queueShards or separate queues',
+      );
     }
     plan.tools.push(tool.name);
     plan.concurrency = Math.max(plan.concurrency, tool.concurrency);
@@ -48,6 +61,7 @@ export function planQueues(tools: readonly AnyToolDefinition[]): QueuePlan[] {
   }
   return [...plans].map(([queue, plan]) => ({
     queue,
+    shards: plan.shards,
     tools: plan.tools,
     concurrency: plan.concurrency,
     ...(plan.rateLimit !== undefined && { rateLimit: plan.rateLimit }),

@@ -159,6 +159,26 @@ describe('createWorker configuration', () => {
     );
   });
 
+  it('queue shards: tools sharing a queue agree on queueShards; the catalog entry carries the count only above 1', () => {
+    const a = defineTool({ ...base, name: 'a', queue: 'shared', queueShards: 3 });
+    const b = defineTool({ ...base, name: 'b', queue: 'shared' });
+    expect(() => createWorker({ redis, tools: [a, b] })).toThrow(
+      "Tools 'a' and 'b' share queue 'shared' but have 3 and 1 queueShards",
+    );
+    expect(() => createWorker({ redis, tools: [a, b], queueShards: 2 })).toThrow('have 3 and 2 queueShards');
+    expect(toCatalogEntry(a).queueShards).toBe(3);
+    expect(toCatalogEntry(b, 4).queueShards).toBe(4);
+    expect('queueShards' in toCatalogEntry(b)).toBe(false);
+    expect(() => createWorker({ redis, tools: [b], queueShards: 0 })).toThrow(
+      'queueShards must be a whole number from 1 to 64, got 0',
+    );
+    for (const queueShards of [0, 65, 1.5]) {
+      expect(() => defineTool({ ...base, name: 'bad', queueShards })).toThrow(
+        "Invalid tool 'bad': queueShards must be a whole number from 1 to 64",
+      );
+    }
+  });
+
   it('refuses non-positive timings', () => {
     const tool = defineTool({ ...base, name: 't' });
     expect(() => createWorker({ redis, tools: [tool], lockDurationMs: 0 })).toThrow(

@@ -14,6 +14,7 @@ export function workerOptions(config: Config, metrics?: Registry): Omit<CreateWo
     redis: redisConnectionOptions(config),
     prefix: config.TASKGATE_KEY_PREFIX,
     heartbeatMs: config.TASKGATE_WORKER_HEARTBEAT_MS,
+    queueShards: config.TASKGATE_QUEUE_SHARDS,
     lockDurationMs: config.TASKGATE_LOCK_DURATION_MS,
     stalledIntervalMs: config.TASKGATE_STALLED_INTERVAL_MS,
     statusCheckMs: config.TASKGATE_STATUS_CHECK_MS,

@@ -1,6 +1,7 @@
 import { isTerminalStatus, type TaskStatus } from '@taskgate/protocol';
 import type { Redis } from 'ioredis';
 import type { ToolCatalog } from '../catalog/tool-catalog.js';
+import { queueOfTask } from '../queues/queue-shards.js';
 import type { ToolQueues } from '../queues/tool-queues.js';
 import { Keys } from '../redis/keys.js';
 import type { TaskOutbox } from '../streams/outbox.js';
@@ -227,7 +228,10 @@ export class AdminTasks {
       return result.reason === 'not_found' ? result : { ok: false, reason: 'terminal', status: result.status };
     if (record.tool !== undefined) {
       const entry = await this.#o.catalog.get(record.tool);
-      await this.#o.queues.removeWaiting(entry?.queue ?? Keys.toolQueueName(record.tool), taskId).catch(() => false);
+      const queue = entry?.queue ?? Keys.toolQueueName(record.tool);
+      await this.#o.queues
+        .removeWaiting(queueOfTask(queue, entry?.queueShards ?? 1, taskId), taskId)
+        .catch(() => false);
     }
     return { ok: true, task: adminTask({ ...record, ...result.task, ownerId: record.ownerId }) };
   }

@@ -1,6 +1,6 @@
 import type { Tool } from '@taskgate/protocol';
 import type { Redis } from 'ioredis';
-import type { Keys } from '../redis/keys.js';
+import { Keys } from '../redis/keys.js';
 import { Catalog } from './catalog.js';
 
 /** A tool as workers publish it: its wire description and how the broker runs it. */
@@ -9,6 +9,8 @@ export interface CatalogEntry {
   readonly tool: Tool;
   /** BullMQ queue that the tool's workers consume. */
   readonly queue: string;
+  /** Shards of the queue (`queues/queue-shards.ts`); absent: 1, the queue alone. */
+  readonly queueShards?: number;
   /** Executions per task before it fails (BullMQ attempts). */
   readonly attempts: number;
   /** Delay before a retry (ms), doubled per attempt; whoever enqueues passes it on (ToolJobPolicy.backoffMs). */
@@ -40,7 +42,30 @@ export interface ToolCatalogOptions {
  * A tool whose workers all stopped drops out of `tools/list` after `staleAfterMs`.
  */
 export class ToolCatalog extends Catalog<CatalogEntry> {
+  readonly #redis: Redis;
+  readonly #keys: Keys;
+
   constructor(options: ToolCatalogOptions) {
     super({ ...options, kind: 'tools', keyOf: (entry) => entry.tool.name });
+    this.#redis = options.redis;
+    this.#keys = options.keys ?? new Keys();
+  }
+
+  /** Records that a worker runs `queue` with `shards` shards now. */
+  async recordShardCount(queue: string, shards: number): Promise<void> {
+    await this.#redis.zadd(this.#keys.queueShardCounts(queue), Date.now(), String(shards));
+  }
+
+  /** Every shard count `queue` has had and when a worker last ran with it (ms since the epoch). */
+  async shardCounts(queue: string): Promise<{ readonly shards: number; readonly seenAt: number }[]> {
+    const flat = await this.#redis.zrange(this.#keys.queueShardCounts(queue), 0, -1, 'WITHSCORES');
+    const counts: { shards: number; seenAt: number }[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) counts.push({ shards: Number(flat[i]), seenAt: Number(flat[i + 1]) });
+    return counts;
+  }
+
+  /** Forgets a shard count whose queues drained (no worker consumes them any more). */
+  async forgetShardCount(queue: string, shards: number): Promise<void> {
+    await this.#redis.zrem(this.#keys.queueShardCounts(queue), String(shards));
   }
 }

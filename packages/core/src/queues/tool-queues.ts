@@ -116,6 +116,12 @@ export class ToolQueues {
     return await removeJobIfWaiting(this.queue(queueName), taskId);
   }
 
+  /** True when no job of the queue waits, runs, is delayed or retried later: a retired shard may be left. */
+  async isDrained(queueName: string): Promise<boolean> {
+    const counts = await this.queue(queueName).getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'paused');
+    return Object.values(counts).every((count) => count === 0);
+  }
+
   /** Closes every queue this facade opened. */
   async close(): Promise<void> {
     await Promise.all([...this.#queues.values()].map((queue) => queue.close()));

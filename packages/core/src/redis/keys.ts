@@ -246,6 +246,14 @@ export class Keys {
     return `${this.bullPrefix(queue)}:${queue}:meta`;
   }
 
+  /**
+   * Sorted set of the shard counts a tool queue has had (member: the count, score: when a worker last ran with
+   * it): workers consume the shards of every count here until the old ones drain (queues/queue-shards.ts).
+   */
+  queueShardCounts(queue: string): string {
+    return `${this.prefix}:{catalog}:queue-shards:${queue}`;
+  }
+
   /** Default BullMQ queue name of a tool (BullMQ forbids ':' in queue names). */
   static toolQueueName(tool: string): string {
     return `tool.${tool}`;

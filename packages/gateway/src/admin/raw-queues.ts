@@ -1,7 +1,7 @@
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
-import { errorMessage, type Logger, type ToolCatalog, type ToolQueues } from '@taskgate/core';
+import { catalogQueues, errorMessage, type Logger, type ToolCatalog, type ToolQueues } from '@taskgate/core';
 import type { NextFunction, Request, Response, Router } from 'express';
 
 /** Where the raw-queues view lives on the admin listener. */
@@ -23,7 +23,7 @@ export function rawQueues(catalog: ToolCatalog, queues: ToolQueues, logger: Logg
   const refresh = async (_req: Request, _res: Response, next: NextFunction): Promise<void> => {
     if (Date.now() - readAt > 5000) {
       try {
-        const names = [...new Set((await catalog.list()).map((entry) => entry.queue))].sort();
+        const names = catalogQueues(await catalog.list()).sort();
         board.replaceQueues(names.map((name) => new BullMQAdapter(queues.queue(name))));
         readAt = Date.now();
       } catch (error) {

@@ -1,4 +1,11 @@
-import type { CatalogEntry, StoredTask, TaskStore, ToolJobData, ToolQueues } from '@taskgate/core';
+import {
+  type CatalogEntry,
+  queueOfTask,
+  type StoredTask,
+  type TaskStore,
+  type ToolJobData,
+  type ToolQueues,
+} from '@taskgate/core';
 import { ErrorCode } from '@taskgate/protocol';
 import type { Call } from './context.js';
 
@@ -31,8 +38,9 @@ export async function enqueue(
     },
   };
   try {
+    // One shard of the tool's queue, chosen by the task id: every gateway picks the same one for a task.
     const policy = {
-      queue: entry.queue,
+      queue: queueOfTask(entry.queue, entry.queueShards ?? 1, record.taskId),
       attempts: entry.attempts,
       ...(entry.backoffMs !== undefined && { backoffMs: entry.backoffMs }),
     };

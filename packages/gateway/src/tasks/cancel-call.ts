@@ -2,6 +2,7 @@ import {
   type EventLog,
   Keys,
   type Logger,
+  queueOfTask,
   type StoredTask,
   type TaskRef,
   type TaskStore,
@@ -78,7 +79,9 @@ export async function removeWaitingJob(
   if (tool === undefined) return;
   try {
     const entry = await services.catalog.get(tool);
-    await services.queues.removeWaiting(entry?.queue ?? Keys.toolQueueName(tool), taskId);
+    // The job is on the task's shard (a pure function of its id), whichever gateway enqueued it.
+    const queue = entry?.queue ?? Keys.toolQueueName(tool);
+    await services.queues.removeWaiting(queueOfTask(queue, entry?.queueShards ?? 1, taskId), taskId);
   } catch (error) {
     (ctx?.logger ?? services.logger).warn(
       { taskId, tool, err: error instanceof Error ? error.message : String(error) },
