@@ -32,6 +32,7 @@ import type { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import type { AnyPromptDefinition } from './define-prompt.js';
 import { type AnyToolDefinition, toCatalogEntry } from './define-tool.js';
+import { LiveTools } from './live-tools.js';
 import { type OpsServer, startOpsServer } from './ops-server.js';
 import { toolError } from './outcome.js';
 import { planQueues, type QueuePlan } from './queue-plan.js';
@@ -56,8 +57,6 @@ const BULLMQ_STALL_LIMIT = 1_000_000;
 export const DEFAULT_LOCK_DURATION_MS = 10_000;
 /** How often a worker looks for jobs of crashed workers by default (one check per queue across all workers). */
 export const DEFAULT_STALLED_INTERVAL_MS = 5000;
-/** How long a job of a later queue waits for its tool to be published before it fails as unknown (ms). */
-const LATER_TOOL_WAIT_MS = 15_000;
 
 export interface CreateWorkerOptions {
   /** An ioredis connection (duplicated, never closed by the worker), or connection options or a Redis URL. */
@@ -216,24 +215,7 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
     watchQueues(registry, async () => consumed.map((queue) => ownQueues.queue(queue))),
   ];
   const catalog = new ToolCatalog({ redis, keys });
-  const toolMap = new Map(options.tools.map((tool) => [tool.name, tool]));
-  /** Names of the tools published by `publishTools`, per group. */
-  const groups = new Map<string, readonly string[]>();
-  /** Jobs waiting for their tool to be published (a job taken before its upstream was listed). */
-  const awaitingTools = new Set<() => void>();
-  const laterTool = (name: string): Promise<AnyToolDefinition | undefined> =>
-    new Promise((resolve) => {
-      const check = (): void => {
-        const tool = toolMap.get(name);
-        if (tool === undefined && Date.now() < deadline) return;
-        clearTimeout(timer);
-        awaitingTools.delete(check);
-        resolve(tool);
-      };
-      const deadline = Date.now() + LATER_TOOL_WAIT_MS;
-      const timer = setTimeout(check, LATER_TOOL_WAIT_MS);
-      awaitingTools.add(check);
-    });
+  const liveTools = new LiveTools(options.tools);
   const running = new Map<string, RunningJob>();
   const deps: RunnerDeps = {
     store,
@@ -244,8 +226,8 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
     clientTaskMinPollMs: positive('clientTaskMinPollMs', options.clientTaskMinPollMs, 1000),
     announce: (uri: string) => announceResourceUpdated(redis, keys, uri),
     announceListChanged: (kind) => announceListChanged(redis, keys, kind),
-    tools: toolMap,
-    ...(later.length > 0 && { laterTool }),
+    tools: liveTools.byName,
+    ...(later.length > 0 && { laterTool: (name: string) => liveTools.waitFor(name) }),
     watch: new TaskWatch({ store, bus, intervalMs: settings.statusCheckMs, logger }),
     logger,
     abortGraceMs: settings.abortGraceMs,
@@ -305,7 +287,7 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
   const retireAfterMs = positive('shardRetireAfterMs', options.shardRetireAfterMs, DEFAULT_SHARD_RETIRE_AFTER_MS);
 
   const names = options.tools.map((tool) => tool.name);
-  const liveEntries = () => [...toolMap.values()].map((tool) => toCatalogEntry(tool, defaultShards));
+  const liveEntries = () => liveTools.all().map((tool) => toCatalogEntry(tool, defaultShards));
   // The operator console lists live workers from these heartbeats (three heartbeats long).
   const presence = new WorkerRegistry(redis, keys);
   const self = { id: randomBytes(9).toString('base64url'), pod: podName(), tools: names, startedAt: Date.now() };
@@ -390,20 +372,7 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
   };
 
   const publishTools = async (group: string, tools: readonly AnyToolDefinition[]): Promise<void> => {
-    const before = groups.get(group) ?? [];
-    for (const tool of tools) {
-      const owner = toolMap.get(tool.name);
-      if (owner !== undefined && !before.includes(tool.name) && owner !== tool) {
-        throw new TaskgateError('INVALID_CONFIG', `Two tools are named '${tool.name}': tool names must be unique`);
-      }
-    }
-    for (const name of before) toolMap.delete(name);
-    for (const tool of tools) toolMap.set(tool.name, tool);
-    groups.set(
-      group,
-      tools.map((tool) => tool.name),
-    );
-    const removed = before.some((name) => !toolMap.has(name));
+    const removed = liveTools.publish(group, tools);
     await catalog.register(tools.map((tool) => toCatalogEntry(tool, defaultShards)));
     if (removed) await announceListChanged(redis, keys, 'tools');
   };
