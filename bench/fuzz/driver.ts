@@ -101,8 +101,11 @@ export function check(fuzzCase: FuzzCase, response: FuzzResponse): void {
       throw fail(`error code ${code}, expected ${expect.codes.length === 0 ? 'a result' : expect.codes.join(' or ')}`);
     }
   }
-  if (status !== 200 && 'id' in final) throw fail('an HTTP-level refusal carries an id');
-  if (status === 200 && expect.id !== undefined && !Object.is(final.id, expect.id)) {
+  // JSON-RPC 2.0: every response carries `id`; an HTTP-level refusal has the request's when its body was read,
+  // null otherwise.
+  if (!('id' in final)) throw fail('a response without id');
+  const idOk = Object.is(final.id, expect.id) || (status !== 200 && final.id === null);
+  if (expect.id !== undefined && !idOk) {
     throw fail(`id ${JSON.stringify(final.id)}, expected ${JSON.stringify(expect.id)}`);
   }
 }
