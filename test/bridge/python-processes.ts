@@ -2,7 +2,7 @@ import { execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { ForkedProcess } from '@taskgate/test-harness';
+import { type ForkedProcess, trackProcess } from '@taskgate/test-harness';
 import { waitForOutput } from '../gateway/fixtures/processes.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -28,38 +28,7 @@ export function spawnPython(venv: string, args: readonly string[], cwd: string):
     env: { ...process.env, PYTHONUNBUFFERED: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const exited = new Promise<number | NodeJS.Signals>((resolve) => {
-    child.once('exit', (code, signal) => resolve(signal ?? code ?? 0));
-  });
-  const pid = child.pid ?? -1;
-  process.once('exit', () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  const stop = async (signal: NodeJS.Signals = 'SIGTERM', graceMs = 5000): Promise<number | NodeJS.Signals> => {
-    if (child.exitCode !== null || child.signalCode !== null) return exited;
-    process.kill(pid, signal);
-    const timer = setTimeout(() => {
-      if (child.exitCode === null && child.signalCode === null) process.kill(pid, 'SIGKILL');
-    }, graceMs);
-    const result = await exited;
-    clearTimeout(timer);
-    return result;
-  };
-  return {
-    child,
-    pid,
-    exited,
-    output: () => output,
-    stop,
-    [Symbol.asyncDispose]: async () => void (await stop('SIGKILL')),
-  };
+  return trackProcess(child);
 }
 
 /**

@@ -32,6 +32,11 @@ export function forkNode(
     ...(options.cwd !== undefined && { cwd: options.cwd }),
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
+  return trackProcess(child);
+}
+
+/** A started child process as a ForkedProcess: its output kept, stopped by its pid, killed when the test exits. */
+export function trackProcess(child: ChildProcess): ForkedProcess {
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => {
     output += chunk.toString();

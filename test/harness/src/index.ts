@@ -1,4 +1,4 @@
-export { type ForkedProcess, forkNode, SOURCE_EXEC_ARGV } from './fork-node.js';
+export { type ForkedProcess, forkNode, SOURCE_EXEC_ARGV, trackProcess } from './fork-node.js';
 export {
   assertHaproxyAvailable,
   type Haproxy,
