@@ -95,6 +95,8 @@ describe('the docs site in headless Chromium', () => {
       await expect(page.locator('.VPSidebar').textContent()).resolves.toContain('Every error code');
       await page.locator('.VPSidebar a', { hasText: 'Writing tools' }).click();
       await page.waitForURL(/\/guide\/writing-tools$/);
+      // The router changes the URL before it renders the new page: wait for its heading, then read it.
+      await page.locator('.vp-doc h1', { hasText: 'Writing tools' }).waitFor({ timeout: STEP_MS / 2 });
       await expect(page.locator('.vp-doc h1').textContent()).resolves.toContain('Writing tools');
     },
     STEP_MS,
