@@ -37,14 +37,23 @@ ensure_toxiproxy() {
   touch "$bin.$TOXIPROXY_VERSION"
 }
 
+# A private virtual environment TASKGATE_TOOLS_DIR/<dir> with pinned PyPI packages, made once and kept while the
+# stamp file .<stamp> (naming the versions) is there: ensure_pip_venv DIR STAMP PACKAGE==VERSION...
+ensure_pip_venv() {
+  local venv="$TASKGATE_TOOLS_DIR/$1" stamp="$TASKGATE_TOOLS_DIR/$1/.$2"
+  shift 2
+  if [ -f "$stamp" ]; then return 0; fi
+  command -v python3 >/dev/null 2>&1 || { echo "python3 is needed to install $*" >&2; return 1; }
+  echo "installing $* into $venv" >&2
+  python3 -m venv "$venv" >&2
+  "$venv/bin/pip" install --quiet "$@" >&2
+  touch "$stamp"
+}
+
 # kubernetes-validate (PyPI) in a private virtual environment: Kubernetes JSON schemas, offline.
 ensure_kubernetes_validate() {
-  local venv="$TASKGATE_TOOLS_DIR/venv"
-  if [ -f "$venv/.kubernetes-validate-$KUBERNETES_VALIDATE_VERSION" ]; then return 0; fi
-  echo "installing kubernetes-validate $KUBERNETES_VALIDATE_VERSION into $venv" >&2
-  python3 -m venv "$venv" >&2
-  "$venv/bin/pip" install --quiet "kubernetes-validate==$KUBERNETES_VALIDATE_VERSION" >&2
-  touch "$venv/.kubernetes-validate-$KUBERNETES_VALIDATE_VERSION"
+  ensure_pip_venv venv "kubernetes-validate-$KUBERNETES_VALIDATE_VERSION" \
+    "kubernetes-validate==$KUBERNETES_VALIDATE_VERSION"
 }
 
 # The CRDs of prometheus-operator, KEDA and the Gateway API, from their Go modules (cached by go mod download):
@@ -61,13 +70,7 @@ crd_modules_json() {
 # environment: the bench's distributed peer. Prints nothing on success; the venv is TASKGATE_TOOLS_DIR/fastmcp-venv.
 FASTMCP_VERSION=3.4.7
 ensure_fastmcp_venv() {
-  local venv="$TASKGATE_TOOLS_DIR/fastmcp-venv"
-  if [ -f "$venv/.fastmcp-$FASTMCP_VERSION" ]; then return 0; fi
-  command -v python3 >/dev/null 2>&1 || { echo "python3 is needed to install fastmcp $FASTMCP_VERSION" >&2; return 1; }
-  echo "installing fastmcp $FASTMCP_VERSION (with pydocket) into $venv" >&2
-  python3 -m venv "$venv" >&2
-  "$venv/bin/pip" install --quiet "fastmcp[tasks]==$FASTMCP_VERSION" >&2
-  touch "$venv/.fastmcp-$FASTMCP_VERSION"
+  ensure_pip_venv fastmcp-venv "fastmcp-$FASTMCP_VERSION" "fastmcp[tasks]==$FASTMCP_VERSION"
 }
 
 # FastMCP 4 with the tasks extension (fastmcp-tasks, on Docket; PyPI, pinned: fastmcp-tasks 4.1.4 needs fastmcp
@@ -76,13 +79,8 @@ ensure_fastmcp_venv() {
 FASTMCP4_VERSION=4.1.4
 FASTMCP_TASKS_VERSION=4.1.4
 ensure_fastmcp4_venv() {
-  local venv="$TASKGATE_TOOLS_DIR/fastmcp4-venv"
-  if [ -f "$venv/.fastmcp-$FASTMCP4_VERSION-tasks-$FASTMCP_TASKS_VERSION" ]; then return 0; fi
-  command -v python3 >/dev/null 2>&1 || { echo "python3 is needed to install fastmcp $FASTMCP4_VERSION" >&2; return 1; }
-  echo "installing fastmcp $FASTMCP4_VERSION and fastmcp-tasks $FASTMCP_TASKS_VERSION into $venv" >&2
-  python3 -m venv "$venv" >&2
-  "$venv/bin/pip" install --quiet "fastmcp==$FASTMCP4_VERSION" "fastmcp-tasks==$FASTMCP_TASKS_VERSION" >&2
-  touch "$venv/.fastmcp-$FASTMCP4_VERSION-tasks-$FASTMCP_TASKS_VERSION"
+  ensure_pip_venv fastmcp4-venv "fastmcp-$FASTMCP4_VERSION-tasks-$FASTMCP_TASKS_VERSION" \
+    "fastmcp==$FASTMCP4_VERSION" "fastmcp-tasks==$FASTMCP_TASKS_VERSION"
 }
 
 # Celery and the Python BullMQ client (PyPI, pinned, with Celery's Redis transport and client pinned too) in a
@@ -94,15 +92,9 @@ REDIS_PY_VERSION=8.1.0
 PACKAGING_VERSION=26.3
 BULLMQ_PY_VERSION=3.4.4
 ensure_celery_venv() {
-  local venv="$TASKGATE_TOOLS_DIR/celery-venv"
-  local stamp="$venv/.celery-$CELERY_VERSION-redis-$REDIS_PY_VERSION-bullmq-$BULLMQ_PY_VERSION"
-  if [ -f "$stamp" ]; then return 0; fi
-  command -v python3 >/dev/null 2>&1 || { echo "python3 is needed to install celery $CELERY_VERSION" >&2; return 1; }
-  echo "installing celery $CELERY_VERSION and bullmq $BULLMQ_PY_VERSION into $venv" >&2
-  python3 -m venv "$venv" >&2
-  "$venv/bin/pip" install --quiet "celery[redis]==$CELERY_VERSION" "kombu[redis]==$KOMBU_VERSION" \
-    "redis==$REDIS_PY_VERSION" "packaging==$PACKAGING_VERSION" "bullmq==$BULLMQ_PY_VERSION" >&2
-  touch "$stamp"
+  ensure_pip_venv celery-venv "celery-$CELERY_VERSION-redis-$REDIS_PY_VERSION-bullmq-$BULLMQ_PY_VERSION" \
+    "celery[redis]==$CELERY_VERSION" "kombu[redis]==$KOMBU_VERSION" "redis==$REDIS_PY_VERSION" \
+    "packaging==$PACKAGING_VERSION" "bullmq==$BULLMQ_PY_VERSION"
 }
 
 # mcp-server-time (PyPI, pinned) in a private virtual environment: the Python MCP server the bridge tests run over
@@ -110,11 +102,5 @@ ensure_celery_venv() {
 # TASKGATE_TOOLS_DIR/mcp-time-venv/bin/mcp-server-time.
 MCP_SERVER_TIME_VERSION=2026.10.19
 ensure_mcp_server_time() {
-  local venv="$TASKGATE_TOOLS_DIR/mcp-time-venv"
-  if [ -f "$venv/.mcp-server-time-$MCP_SERVER_TIME_VERSION" ]; then return 0; fi
-  command -v python3 >/dev/null 2>&1 || { echo "python3 is needed to install mcp-server-time" >&2; return 1; }
-  echo "installing mcp-server-time $MCP_SERVER_TIME_VERSION into $venv" >&2
-  python3 -m venv "$venv" >&2
-  "$venv/bin/pip" install --quiet "mcp-server-time==$MCP_SERVER_TIME_VERSION" >&2
-  touch "$venv/.mcp-server-time-$MCP_SERVER_TIME_VERSION"
+  ensure_pip_venv mcp-time-venv "mcp-server-time-$MCP_SERVER_TIME_VERSION" "mcp-server-time==$MCP_SERVER_TIME_VERSION"
 }
