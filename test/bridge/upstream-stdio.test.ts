@@ -9,7 +9,8 @@ import {
 import { type ForkedProcess, freePort, scrape } from '@taskgate/test-harness';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Pods, startPods } from '../gateway/fixtures/processes.js';
-import { type Json, mcpClient, progressOf } from './mcp-client.js';
+import { RawSse } from '../gateway/fixtures/raw-sse.js';
+import { type Json, mcpClient, progressOf, terminal } from './mcp-client.js';
 import { forkBridge, removeConfigs, waitFor, writeConfig } from './support.js';
 import { everythingStdio, sdkClient, upstreamPids } from './upstream-support.js';
 
@@ -32,6 +33,13 @@ beforeAll(async () => {
       return bridge;
     },
   );
+  // Every test starts once the bridge has published the upstream's tools, those added on list_changed too.
+  const client = await sdkClient(`${pods.proxy.origin}/mcp`, {});
+  await waitFor(async () => {
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    return names.includes('everything_trigger-elicitation-request');
+  }, 'the upstream tools');
+  await client.close();
 }, 90_000);
 
 afterAll(async () => {
@@ -112,6 +120,29 @@ describe('bridge servers: an MCP server over stdio as durable task tools', () =>
     expect(result.content).toEqual([
       { type: 'text', text: 'Long running operation completed. Duration: 1 seconds, Steps: 5.' },
     ]);
+  });
+
+  it('keeps the last progress step of a call whose steps and result arrive together', async () => {
+    // With no delay the upstream writes its progress and its result at once; every step must still arrive. The
+    // session's GET stream carries the progress of tasks no tasks/result stream carries.
+    const raw = mcpClient(() => `${pods.proxy.origin}/mcp`);
+    const sid = await raw.session();
+    const stream = await RawSse.session(`${pods.proxy.origin}/mcp`, sid);
+    const tokens = ['fast-1', 'fast-2', 'fast-3'];
+    for (const token of tokens) {
+      const taskId = await raw.createTask(
+        sid,
+        'everything_trigger-long-running-operation',
+        { duration: 0, steps: 5 },
+        { progressToken: token },
+      );
+      await raw.until(sid, taskId, terminal, 'the fast call to finish');
+    }
+    const expected = tokens.flatMap((token) => [1, 2, 3, 4, 5].map((step) => [token, step, 5, undefined]));
+    await stream.until((messages) => progressOf(messages).length >= expected.length, 'every progress step');
+    await stream.kill();
+    await raw.close();
+    expect(progressOf(stream.messages())).toEqual(expected);
   });
 
   it('answers the upstream elicitation with the client, through either gateway', async () => {

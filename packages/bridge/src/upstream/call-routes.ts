@@ -1,12 +1,22 @@
+import { randomUUID } from 'node:crypto';
 import type { ToolContext } from '@taskgate/worker';
 
 /** The key under which a 2025-11-25 server marks a message as part of one of its tasks. */
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 
-/** A call in flight on one upstream connection: its task's context and, once known, the upstream task id. */
+/**
+ * A call in flight on one upstream connection: its task's context, the progress token it sent and, once
+ * known, the upstream task id.
+ */
 export interface RoutedCall {
   readonly ctx: ToolContext;
+  readonly progressToken: string;
   upstreamTaskId?: string;
+}
+
+/** A new call for `ctx`, with a progress token unique among the calls of this process. */
+export function routedCall(ctx: ToolContext): RoutedCall {
+  return { ctx, progressToken: randomUUID() };
 }
 
 /** The upstream task a request or notification names in `_meta`, if it names one. */
@@ -36,6 +46,12 @@ export class CallRoutes {
   add(call: RoutedCall): () => void {
     this.#calls.add(call);
     return () => this.#calls.delete(call);
+  }
+
+  /** The call that sent `progressToken`, if it is still in flight. */
+  byProgressToken(progressToken: unknown): RoutedCall | undefined {
+    for (const call of this.#calls) if (call.progressToken === progressToken) return call;
+    return undefined;
   }
 
   /** The call a message with these params belongs to, or undefined when it cannot be told. */

@@ -9,7 +9,7 @@ import {
 import { errorMessage, inSpan, SpanKind, type UpstreamCalls } from '@taskgate/core';
 import { ProtocolError, type CallToolResult as TaskResult } from '@taskgate/protocol';
 import { TaskAbortedError, type ToolContext } from '@taskgate/worker';
-import type { RoutedCall } from './call-routes.js';
+import { type RoutedCall, routedCall } from './call-routes.js';
 import type { UpstreamServerConfig } from './server-config.js';
 import type { UpstreamMetrics, UpstreamOutcome } from './upstream-metrics.js';
 import { type Lease, type UpstreamPool, UpstreamUnavailableError } from './upstream-pool.js';
@@ -112,13 +112,12 @@ export async function callUpstream(
 }
 
 function requestOptions(deps: CallDeps, ctx: ToolContext) {
-  return {
-    signal: ctx.signal,
-    timeout: deps.server.timeoutMs,
-    onprogress: (progress: { progress: number; total?: number | undefined; message?: string | undefined }) => {
-      void ctx.progress(progress.progress, progress.total, progress.message);
-    },
-  };
+  return { signal: ctx.signal, timeout: deps.server.timeoutMs };
+}
+
+/** The `tools/call` params of `tool`, with the call's progress token (its connection routes the progress). */
+function callParams(tool: UpstreamTool, args: Record<string, unknown>, call: RoutedCall) {
+  return { name: tool.name, arguments: args, _meta: { progressToken: call.progressToken } };
 }
 
 /** A plain `tools/call`: the SDK sends `notifications/cancelled` when the task's signal aborts. */
@@ -129,10 +128,11 @@ async function callOnce(
   ctx: ToolContext,
 ): Promise<CallToolResult> {
   const lease = await deps.pool.acquire(UNAVAILABLE_WAIT_MS);
-  const off = lease.session.routes.add({ ctx });
+  const call = routedCall(ctx);
+  const off = lease.session.routes.add(call);
   try {
     return await lease.session.client.request(
-      { method: 'tools/call', params: { name: tool.name, arguments: args } },
+      { method: 'tools/call', params: callParams(tool, args, call) },
       CallToolResultSchema,
       requestOptions(deps, ctx),
     );
@@ -163,7 +163,7 @@ async function followTask(
     );
   }
   const lease: Lease = await deps.pool.acquire(UNAVAILABLE_WAIT_MS, resumed ? stored.sessionId : undefined);
-  const call: RoutedCall = { ctx };
+  const call = routedCall(ctx);
   const off = lease.session.routes.add(call);
   let keep = false;
   try {
@@ -172,7 +172,7 @@ async function followTask(
       ctx.logger.info({ server: server.name }, 'following the upstream task after a restart');
     } else {
       const created = await lease.session.client.request(
-        { method: 'tools/call', params: { name: tool.name, arguments: args, task: { ttl: server.timeoutMs } } },
+        { method: 'tools/call', params: { ...callParams(tool, args, call), task: { ttl: server.timeoutMs } } },
         CreateTaskResultSchema,
         requestOptions(deps, ctx),
       );

@@ -11,6 +11,7 @@ import {
   ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
   McpError,
+  ProgressNotificationSchema,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
@@ -120,6 +121,14 @@ export async function connectUpstream(server: UpstreamServerConfig, options: Con
     return await call.ctx.listRoots().catch((error: unknown) => {
       throw asMcpError(error);
     });
+  });
+  // Progress is routed by the calls' own tokens, in the order it arrives. The SDK's handler (replaced here)
+  // runs a microtask after the message is read and drops the handler of a call whose response came in the
+  // same read, which loses the last step of a call that reports it just before returning.
+  client.setNotificationHandler(ProgressNotificationSchema, async (notification) => {
+    const { progressToken, progress, total, message } = notification.params;
+    const call = routes.byProgressToken(progressToken);
+    if (call !== undefined) await call.ctx.progress(progress, total, message);
   });
   client.setNotificationHandler(LoggingMessageNotificationSchema, async (notification) => {
     const { level, data, logger: name } = notification.params;
