@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { ForkedProcess } from '@taskgate/test-harness';
+import { type ForkedProcess, killOnExit } from '@taskgate/test-harness';
 import { waitFor } from './support.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -25,7 +25,7 @@ export async function startEverythingHttp(port: number): Promise<{ proc: ChildPr
   proc.stderr?.on('data', (chunk: Buffer) => {
     output += chunk.toString();
   });
-  process.once('exit', () => proc.kill('SIGKILL'));
+  killOnExit(proc);
   await waitFor(() => /listening on port/i.test(output), 'the HTTP server to listen', 20_000);
   return { proc, output: () => output };
 }

@@ -1,6 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
+import { killOnExit } from './exit-kill.js';
 
 // Resolved here, so a child started in another working directory still finds the TypeScript loader.
 const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
@@ -48,9 +49,7 @@ export function trackProcess(child: ChildProcess): ForkedProcess {
     child.once('exit', (code, signal) => resolve(signal ?? code ?? 0));
   });
   const pid = child.pid ?? -1;
-  process.once('exit', () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
+  killOnExit(child);
   const stop = async (signal: NodeJS.Signals = 'SIGTERM', graceMs = 5000): Promise<number | NodeJS.Signals> => {
     if (child.exitCode !== null || child.signalCode !== null) return exited;
     process.kill(pid, signal);

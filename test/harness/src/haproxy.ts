@@ -4,6 +4,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '@taskgate/dev-redis';
+import { killOnExit } from './exit-kill.js';
 
 /** One server behind HAProxy. */
 export interface HaproxyBackend {
@@ -140,16 +141,15 @@ export async function startHaproxy(options: StartHaproxyOptions): Promise<Haprox
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const pid = child.pid ?? -1;
-  const killOnExit = (): void => {
+  const kill = (): void => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   };
-  process.once('exit', killOnExit);
+  killOnExit(child);
 
   const stop = async (): Promise<void> => {
-    process.off('exit', killOnExit);
     if (child.exitCode === null && child.signalCode === null) {
       process.kill(pid, 'SIGTERM');
-      const timer = setTimeout(killOnExit, 5000);
+      const timer = setTimeout(kill, 5000);
       await exited;
       clearTimeout(timer);
     }

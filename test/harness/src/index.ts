@@ -1,3 +1,4 @@
+export { killOnExit } from './exit-kill.js';
 export { type ForkedProcess, forkNode, SOURCE_EXEC_ARGV, trackProcess } from './fork-node.js';
 export {
   assertHaproxyAvailable,

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { killOnExit } from './exit-kill.js';
 import { freePort, type RedisServer, startRedis } from './redis-server.js';
 
 /** One master, one replica and three sentinels on loopback ports; `stop` ends every process it started by pid. */
@@ -57,9 +58,7 @@ async function startSentinel(dir: string, index: number, name: string, masterPor
     ].join('\n'),
   );
   const child = spawn(binary, [conf, '--sentinel'], { stdio: 'ignore' });
-  process.once('exit', () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
+  killOnExit(child);
   return { port, child };
 }
 

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { freePort } from '@taskgate/dev-redis';
+import { killOnExit } from './exit-kill.js';
 
 /** The toxics the chaos run injects (Toxiproxy's names); attributes as Toxiproxy documents them. */
 export type ToxicType = 'latency' | 'reset_peer' | 'timeout' | 'bandwidth' | 'slow_close' | 'limit_data';
@@ -80,17 +81,16 @@ export async function startToxiproxy(options: { readonly binary?: string } = {})
   const pid = child.pid ?? -1;
   const running = (): boolean => child.exitCode === null && child.signalCode === null;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const killOnExit = (): void => {
+  const kill = (): void => {
     if (running()) child.kill('SIGKILL');
   };
-  process.once('exit', killOnExit);
+  killOnExit(child);
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
-      process.off('exit', killOnExit);
       if (!running()) return;
       process.kill(pid, 'SIGTERM');
-      const timer = setTimeout(killOnExit, 3000);
+      const timer = setTimeout(kill, 3000);
       await exited;
       clearTimeout(timer);
     })();
