@@ -10,7 +10,7 @@ import { type ForkedProcess, freePort, scrape } from '@taskgate/test-harness';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Pods, startPods } from '../gateway/fixtures/processes.js';
 import { RawSse } from '../gateway/fixtures/raw-sse.js';
-import { type Json, mcpClient, progressOf, terminal } from './mcp-client.js';
+import { type Json, mcpClient, progressOf, request2026, terminal } from './mcp-client.js';
 import { forkBridge, removeConfigs, waitFor, writeConfig } from './support.js';
 import { everythingStdio, sdkClient, upstreamPids } from './upstream-support.js';
 
@@ -212,32 +212,8 @@ describe('bridge servers: an MCP server over stdio as durable task tools', () =>
   });
 
   it('answers get-sum inline to a 2026-07-28 client of the tasks extension (inlineWaitMs), as a task still', async () => {
-    const call = async (method: string, params: Record<string, unknown>): Promise<Json> => {
-      const name = method === 'tools/call' ? params.name : params.taskId;
-      const response = await fetch(`${pods.proxy.origin}/mcp`, {
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/json',
-          Accept: 'application/json, text/event-stream',
-          'MCP-Protocol-Version': '2026-07-28',
-          'Mcp-Method': method,
-          'Mcp-Name': String(name),
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method,
-          params: {
-            ...params,
-            _meta: {
-              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-              'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
-            },
-          },
-        }),
-      });
-      return ((await response.json()) as { result: Json }).result;
-    };
+    const call = (method: string, params: Json): Promise<Json> =>
+      request2026(`${pods.proxy.origin}/mcp`, method, params);
     const result = await call('tools/call', { name: 'everything_get-sum', arguments: { a: 20, b: 22 } });
     expect(result).toMatchObject({
       resultType: 'complete',
