@@ -3,7 +3,9 @@
  * Docket, with the same 0 ms `noop` task tool and the same client — raw 2026-07-28 POSTs: `tools/call` (a
  * CreateTaskResult), then `tasks/get` every `--poll-ms` until the task is terminal. Each system has a private
  * redis-server; taskgate runs one gateway and one worker process, FastMCP one server process (its embedded
- * Docket worker). Prints one table with the ratios and writes it as JSON under bench/results/.
+ * Docket worker). A third row is taskgate with inline answers on (the `noop` tool with `inlineWaitMs: 1000`,
+ * its own Redis and processes): a `tools/call` that finishes within the wait is answered with its result, so
+ * the round is one request. Prints one table with the ratios and writes it as JSON under bench/results/.
  *
  *   bash scripts/bench --revisions [--tasks N] [--in-flight K] [--poll-ms P]
  */
@@ -86,16 +88,46 @@ async function taskRound(url: string): Promise<void> {
   }
 }
 
+/** Inline answers on: the `tools/call` answers the result (`complete`), or a task that is then polled. */
+let inlineAnswers = 0;
+async function inlineRound(url: string): Promise<void> {
+  const answer = await call(url, 'tools/call', 'noop', { name: 'noop', arguments: {} });
+  if (answer.resultType === 'complete') {
+    inlineAnswers += 1;
+    return;
+  }
+  if (answer.resultType !== 'task') throw new Error(`tools/call answered ${String(answer.resultType)}`);
+  for (;;) {
+    const task = await call(url, 'tasks/get', String(answer.taskId), { taskId: answer.taskId });
+    if (TERMINAL.has(String(task.status))) {
+      if (task.status !== 'completed') throw new Error(`task ended ${String(task.status)}`);
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
+}
+
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const outDir = join(root, 'bench', 'results');
 mkdirSync(outDir, { recursive: true });
 const processes = new ProcessSet(mkdtempSync(join(tmpdir(), 'taskgate-revisions-bench-')));
 const results: Record<string, LoadResult> = {};
+let inlineCount = 0;
 try {
   const config = parseConfig([], root);
   const tgRedis = await startRedisServer();
   processes.add('taskgate redis-server', () => tgRedis.stop());
   const taskgate = await startTaskgateProcesses(config, processes, root, { REDIS_URL: tgRedis.url }, [tgRedis.pid]);
+  const inlineRedis = await startRedisServer();
+  processes.add('taskgate-inline redis-server', () => inlineRedis.stop());
+  const inline = await startTaskgateProcesses(
+    config,
+    processes,
+    root,
+    { REDIS_URL: inlineRedis.url, BENCH_INLINE_WAIT_MS: '1000' },
+    [inlineRedis.pid],
+    'taskgate-inline',
+  );
   const fmRedis = await startRedisServer();
   processes.add('fastmcp redis-server', () => fmRedis.stop());
   const port = await freePort();
@@ -122,25 +154,39 @@ try {
     },
   );
   const systems = [
-    { name: 'taskgate', url: taskgate.url, pids: [...taskgate.gateways, ...taskgate.workers].map((p) => p.pid) },
-    { name: 'fastmcp-tasks', url: fastmcpUrl, pids: [server.pid] },
+    {
+      name: 'taskgate',
+      url: taskgate.url,
+      pids: [...taskgate.gateways, ...taskgate.workers].map((p) => p.pid),
+      round: taskRound,
+    },
+    {
+      name: 'taskgate-inline',
+      url: inline.url,
+      pids: [...inline.gateways, ...inline.workers].map((p) => p.pid),
+      round: inlineRound,
+    },
+    { name: 'fastmcp-tasks', url: fastmcpUrl, pids: [server.pid], round: taskRound },
   ];
   for (const system of systems) {
-    await taskRound(system.url); // warm-up
+    await system.round(system.url); // warm-up
+    inlineAnswers = 0;
     console.log(`revisions: ${system.name}: ${total} tasks, ${inFlight} in flight, tasks/get every ${pollMs} ms`);
     results[system.name] = await closedLoop({
       inFlight,
       total,
       maxMs: 300_000,
-      run: () => taskRound(system.url),
+      run: () => system.round(system.url),
       pids: system.pids,
     });
+    if (system.name === 'taskgate-inline') inlineCount = inlineAnswers;
   }
 } finally {
   await processes.stopAll();
 }
 const tg = results.taskgate as LoadResult;
 const fm = results['fastmcp-tasks'] as LoadResult;
+const tgInline = results['taskgate-inline'] as LoadResult;
 const row = (name: string, r: LoadResult): string =>
   `| ${name} | ${r.n} | ${r.errors} | ${r.throughput.toFixed(1)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} |`;
 const table = [
@@ -148,13 +194,15 @@ const table = [
   '| system | tasks | errors | tasks/s | p50 ms | p99 ms |',
   '|---|---|---|---|---|---|',
   row('taskgate', tg),
+  row('taskgate, inline answers (inlineWaitMs 1000)', tgInline),
   row('FastMCP + fastmcp-tasks (Docket)', fm),
   `ratios: throughput taskgate/FastMCP ${(tg.throughput / fm.throughput).toFixed(2)}×, p50 FastMCP/taskgate ${(fm.p50 / tg.p50).toFixed(2)}×, p99 FastMCP/taskgate ${(fm.p99 / tg.p99).toFixed(2)}×`,
+  `inline: ${inlineCount} of ${tgInline.n} calls answered inline; throughput inline/taskgate ${(tgInline.throughput / tg.throughput).toFixed(2)}×, p50 taskgate/inline ${(tg.p50 / tgInline.p50).toFixed(2)}×`,
 ].join('\n');
 console.log(`\n${table}\n`);
 const file = join(outDir, `revisions-${stamp}.json`);
 writeFileSync(
   file,
-  `${JSON.stringify({ inFlight, pollMs, total, results, versions: fastmcp4Versions(root) }, null, 2)}\n`,
+  `${JSON.stringify({ inFlight, pollMs, total, results, inlineAnswers: inlineCount, versions: fastmcp4Versions(root) }, null, 2)}\n`,
 );
 console.log(`revisions: written ${file}`);

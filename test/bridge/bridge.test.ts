@@ -2,7 +2,7 @@ import { type ForkedProcess, freePort, type RedisServer, scrape, startRedis } fr
 import { Queue } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Pods, startPods } from '../gateway/fixtures/processes.js';
-import { type Json, mcpClient, progressOf, terminal } from './mcp-client.js';
+import { type Json, mcpClient, progressOf, request2026, terminal } from './mcp-client.js';
 import {
   bridgeConfig,
   counterSum,
@@ -28,7 +28,11 @@ let greetings: Queue;
 
 beforeAll(async () => {
   legacy = await startRedis();
-  configPath = writeConfig(bridgeConfig(legacy.url));
+  // Beside the shared config: an optional report tool that answers 2026-07-28 clients inline when it is quick.
+  const config = bridgeConfig(legacy.url);
+  const [render] = config.tools as Json[];
+  const quick = { ...render, name: 'quick_report', taskSupport: 'optional', inlineWaitMs: 5000 };
+  configPath = writeConfig({ ...config, tools: [...(config.tools as Json[]), quick] });
   reportsWorker = await forkLegacyWorker(legacy.url, 'reports');
   bridgeMetricsPort = await freePort();
   pods = await startPods(
@@ -113,6 +117,24 @@ describe('bridge: existing BullMQ queues as MCP tools', () => {
       scraped.value('taskgate_bridge_completions_applied_total', { tool: 'render_report', outcome: 'completed' }),
     ).toBeGreaterThanOrEqual(1);
   });
+
+  it("answers a quick job inline to a 2026-07-28 client (the tool's inlineWaitMs), a slower one as a task", async () => {
+    const inline = await request2026(endpoint(), 'tools/call', { name: 'quick_report', arguments: { n: 2 } });
+    expect(inline).toMatchObject({
+      resultType: 'complete',
+      content: [{ type: 'text', text: '{"pages":4}' }],
+      structuredContent: { pages: 4 },
+    });
+    const slower = { name: 'quick_report', arguments: { n: 1, steps: 2, stepMs: 3000 } };
+    const created = await request2026(endpoint(), 'tools/call', slower);
+    expect(created).toMatchObject({ resultType: 'task', status: 'working' });
+    let done: Json = {};
+    await waitFor(async () => {
+      done = await request2026(endpoint(), 'tasks/get', { taskId: created.taskId });
+      return done.status === 'completed';
+    }, 'the slower job');
+    expect(done.result).toMatchObject({ structuredContent: { pages: 2 } });
+  }, 30_000);
 
   it('fails the task with failedReason once the job failed its last attempt', async () => {
     const sid = await session();

@@ -97,3 +97,36 @@ export function progressOf(messages: readonly Json[]): unknown[][] {
     .map((m) => m.params as Json)
     .map((p) => [p.progressToken, p.progress, p.total, p.message]);
 }
+
+/**
+ * One request of revision 2026-07-28 (no session) from a client of the tasks extension; its JSON-RPC result.
+ * Answers that are JSON only (no progress token, no log level): what inline answers and `tasks/get` give.
+ */
+export async function request2026(url: string, method: string, params: Json): Promise<Json> {
+  const name = method === 'tools/call' ? params.name : params.taskId;
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': '2026-07-28',
+      'Mcp-Method': method,
+      'Mcp-Name': String(name),
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+        },
+      },
+    }),
+  });
+  const body = (await response.json()) as { result?: Json; error?: Json };
+  if (body.result === undefined) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
+  return body.result;
+}

@@ -10,7 +10,7 @@ import { type ForkedProcess, freePort, scrape } from '@taskgate/test-harness';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Pods, startPods } from '../gateway/fixtures/processes.js';
 import { RawSse } from '../gateway/fixtures/raw-sse.js';
-import { type Json, mcpClient, progressOf, terminal } from './mcp-client.js';
+import { type Json, mcpClient, progressOf, request2026, terminal } from './mcp-client.js';
 import { forkBridge, removeConfigs, waitFor, writeConfig } from './support.js';
 import { everythingStdio, sdkClient, upstreamPids } from './upstream-support.js';
 
@@ -23,7 +23,7 @@ let metricsPort: number;
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  const config = writeConfig({ servers: [everythingStdio({ tools: { exclude: ['*-env'] } })] });
+  const config = writeConfig({ servers: [everythingStdio({ tools: { exclude: ['*-env'] }, inlineWaitMs: 1000 })] });
   metricsPort = await freePort();
   pods = await startPods(
     'upstream-stdio',
@@ -209,6 +209,37 @@ describe('bridge servers: an MCP server over stdio as durable task tools', () =>
     const client = await connect();
     const result = await client.callTool({ name: 'everything_get-sum', arguments: { a: 2, b: 3 } });
     expect(result.content).toEqual([{ type: 'text', text: 'The sum of 2 and 3 is 5.' }]);
+  });
+
+  it('answers get-sum inline to a 2026-07-28 client of the tasks extension (inlineWaitMs), as a task still', async () => {
+    const call = (method: string, params: Json): Promise<Json> =>
+      request2026(`${pods.proxy.origin}/mcp`, method, params);
+    const result = await call('tools/call', { name: 'everything_get-sum', arguments: { a: 20, b: 22 } });
+    expect(result).toMatchObject({
+      resultType: 'complete',
+      content: [{ type: 'text', text: 'The sum of 20 and 22 is 42.' }],
+    });
+    // The task exists either way: its id is in the related-task _meta, and tasks/get shows it completed.
+    const taskId = (result._meta as Record<string, Json>)['io.modelcontextprotocol/related-task']?.taskId as string;
+    expect(await call('tasks/get', { taskId })).toMatchObject({ taskId, status: 'completed' });
+    // A slower upstream call than the wait is answered with the task.
+    const slow = await call('tools/call', {
+      name: 'everything_trigger-long-running-operation',
+      arguments: { duration: 2, steps: 2 },
+    });
+    expect(slow).toMatchObject({ resultType: 'task', status: 'working' });
+    let done: Json = {};
+    await waitFor(
+      async () => {
+        done = await call('tasks/get', { taskId: slow.taskId });
+        return done.status === 'completed';
+      },
+      'the slower call',
+      10_000,
+    );
+    expect(done.result).toMatchObject({
+      content: [{ text: expect.stringMatching(/^Long running operation completed/) }],
+    });
   });
 
   it('the server killed -9 fails the running call with a clear message; it restarts and the next call works', async () => {

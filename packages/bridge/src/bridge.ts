@@ -68,6 +68,7 @@ function bridgedTool(
     taskSupport: tool.taskSupport,
     queue: `bridge.${tool.name}`,
     ...(tool.queueShards !== undefined && { queueShards: tool.queueShards }),
+    ...(tool.inlineWaitMs !== undefined && { inlineWaitMs: tool.inlineWaitMs }),
     attempts: BRIDGE_ATTEMPTS,
     backoffMs: 500,
     concurrency: tool.concurrency,

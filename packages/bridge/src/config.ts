@@ -35,6 +35,8 @@ const ToolFields = {
   concurrency: z.number().int().min(1).default(64),
   /** Shards of the tool's taskgate queue (default: TASKGATE_QUEUE_SHARDS); see defineTool's queueShards. */
   queueShards: z.number().int().min(1).max(64).optional(),
+  /** 2026-07-28, `optional` tools: wait this long for the result before answering with the task (ms). */
+  inlineWaitMs: z.number().int().min(0).optional(),
 };
 
 /** A tool run by a job of an existing BullMQ queue. */

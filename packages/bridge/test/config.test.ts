@@ -65,6 +65,18 @@ describe('bridge config', () => {
     ]);
     expect(problems({ ...config, extra: 1 })).toEqual(['(root): Unrecognized key: "extra"']);
   });
+
+  it("takes a tool's inlineWaitMs (absent: TASKGATE_INLINE_WAIT_MS) and names a bad one", () => {
+    const config = loadBridgeConfig(yaml);
+    const tool = config.tools[0] as Record<string, unknown>;
+    expect(config.tools[0]?.inlineWaitMs).toBeUndefined();
+    expect(parseBridgeConfig({ ...config, tools: [{ ...tool, inlineWaitMs: 1000 }] }).tools[0]?.inlineWaitMs).toBe(
+      1000,
+    );
+    expect(problems({ ...config, tools: [{ ...tool, inlineWaitMs: -1 }] })).toEqual([
+      'tools[0].inlineWaitMs: Too small: expected number to be >=0',
+    ]);
+  });
 });
 
 describe('bridge mapping', () => {

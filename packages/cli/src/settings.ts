@@ -295,6 +295,15 @@ export const SETTINGS = [
     description: 'Lifetime of the hidden record of a plain (non-task) tool call.',
   },
   {
+    env: 'TASKGATE_INLINE_WAIT_MS',
+    flag: '--inline-wait-ms',
+    scope: 'gateway',
+    schema: int(0),
+    default: '0',
+    description:
+      'A 2026-07-28 task of an `optional` tool that ends within this time is answered with its result (0: never); a tool may set its own.',
+  },
+  {
     env: 'TASKGATE_TOOL_STALE_AFTER_MS',
     flag: '--tool-stale-after-ms',
     scope: 'gateway',

@@ -89,6 +89,12 @@ export interface GatewayOptions {
   readonly eventLogRetentionMs?: number;
   /** Lifetime of the hidden record of a direct (non-task) tool call (ms, clamped to the ttl limits). Default 1 h. */
   readonly directCallTtlMs?: number;
+  /**
+   * 2026-07-28, a client of the tasks extension calling an `optional` tool: how long the gateway waits for the
+   * task it created before it answers the CreateTaskResult (ms); a task that ends in time is answered with its
+   * result. A tool's own `inlineWaitMs` wins. Default 0: the CreateTaskResult at once.
+   */
+  readonly inlineWaitMs?: number;
   /** A direct call whose stream the client closed is cancelled after this long (ms). Default 5 s. */
   readonly directCallCancelGraceMs?: number;
   /** Host header names (or host:port) accepted; `'any'` turns the check off. Default localhost, 127.0.0.1, [::1]. */
@@ -172,6 +178,7 @@ export interface ResolvedGatewayOptions {
   readonly eventLogMaxEvents: number;
   readonly eventLogRetentionMs: number;
   readonly directCallTtlMs: number;
+  readonly inlineWaitMs: number;
   readonly directCallCancelGraceMs: number;
   readonly allowedHosts: readonly string[] | 'any';
   readonly allowedOrigins: readonly string[] | 'any' | 'loopback';
@@ -211,6 +218,7 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
     eventLogMaxEvents: options.eventLogMaxEvents ?? 1000,
     eventLogRetentionMs: options.eventLogRetentionMs ?? 10 * 60 * 1000,
     directCallTtlMs: options.directCallTtlMs ?? 60 * 60 * 1000,
+    inlineWaitMs: options.inlineWaitMs ?? 0,
     directCallCancelGraceMs: options.directCallCancelGraceMs ?? 5000,
     allowedHosts: options.allowedHosts ?? LOOPBACK_HOSTS,
     allowedOrigins: options.allowedOrigins ?? 'loopback',
@@ -250,6 +258,7 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
   }
   const nonNegative = [
     'directCallCancelGraceMs',
+    'inlineWaitMs',
     'drainTimeoutMs',
     'drainRetryAfterMs',
     'sseRetryMs',

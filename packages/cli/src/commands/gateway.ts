@@ -159,6 +159,7 @@ export function gatewayOptions(config: Config, metrics?: Registry): GatewayOptio
     eventLogRetentionMs: config.TASKGATE_EVENT_LOG_RETENTION_MS,
     directCallCancelGraceMs: config.TASKGATE_DIRECT_CALL_CANCEL_GRACE_MS,
     directCallTtlMs: config.TASKGATE_DIRECT_CALL_TTL_MS,
+    inlineWaitMs: config.TASKGATE_INLINE_WAIT_MS,
     toolStaleAfterMs: config.TASKGATE_TOOL_STALE_AFTER_MS,
     toolCacheMs: config.TASKGATE_TOOL_CACHE_MS,
     waiterSafetyMs: config.TASKGATE_WAITER_SAFETY_MS,

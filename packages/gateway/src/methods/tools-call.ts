@@ -3,14 +3,15 @@ import { ErrorCode, type ProgressToken, ProtocolError, TASKS_EXTENSION } from '@
 import type { ArgumentValidator } from './argument-validator.js';
 import type { Call, Outcome } from './context.js';
 import { type EnqueueServices, enqueue } from './enqueue.js';
+import { type InlineAnswerServices, inlineAnswer, inlineWaitOf } from './inline-answer.js';
 
 /** What `tools/call` uses. */
-export interface ToolsCallServices extends EnqueueServices {
+export interface ToolsCallServices extends EnqueueServices, InlineAnswerServices {
   readonly catalog: ToolCatalog;
   readonly tasks: TaskStore;
   readonly calls: DirectCalls;
   readonly validator: ArgumentValidator;
-  readonly options: { readonly directCallTtlMs: number };
+  readonly options: { readonly directCallTtlMs: number; readonly inlineWaitMs: number };
 }
 
 /**
@@ -34,11 +35,14 @@ export interface ToolCall {
   readonly resume?: string;
   /** The revision's check of the arguments against the request's envelope (2026-07-28 `Mcp-Param-*`). */
   readonly checkEnvelope?: (inputSchema: Record<string, unknown>, args: Record<string, unknown>) => void;
+  /** Aborted when the client goes away (ends an inline wait, see `inline-answer.ts`). */
+  readonly signal?: AbortSignal;
 }
 
 /**
  * `tools/call`: checks the tool and its `taskSupport` (TOOL-3, TOOL-5) and the arguments (ajv) before anything
- * is created or enqueued; then creates a task (CRT-4: `working`) and answers at once (CRT-2, CRT-3), or runs
+ * is created or enqueued; then creates a task (CRT-4: `working`) and answers at once (CRT-2, CRT-3) or, on
+ * 2026-07-28, once it ended within the tool's inline wait with its result (`inline-answer.ts`); or runs
  * the call through the same pipeline as a hidden record (kind `direct`: not listed, not visible to the tasks
  * methods) whose answer the revision carries.
  */
@@ -67,9 +71,13 @@ export async function toolsCall(ctx: Call<ToolsCallServices>, params: ToolCall):
   const failed = await enqueue(ctx, entry, record, args);
   // A task is handed back at once, unless its tool gathers its first input before it becomes one.
   if (asTask && (failed !== undefined || entry.inputBeforeTask !== true || !ctx.inlineInput)) {
+    // 2026-07-28: a task that ends within the tool's inline wait answers as a plain call.
+    const waitMs = failed === undefined ? inlineWaitOf(services, entry, params.task) : 0;
+    const waited = waitMs > 0 ? await inlineAnswer(ctx, record, waitMs, params.signal) : undefined;
+    if (waited?.kind === 'result') return waited;
     // CRT-5: what the tool's author wants the model to hear while the task runs.
     const immediate = entry.immediateResponse === undefined ? {} : { immediateResponse: entry.immediateResponse };
-    return { kind: 'task', task: failed ?? record, ...immediate };
+    return { kind: 'task', task: failed ?? (waited?.kind === 'task' ? waited.task : record), ...immediate };
   }
   if (failed !== undefined) {
     if (ctx.sessionId !== undefined) await services.calls.close(ctx.sessionId, ctx.request.id);

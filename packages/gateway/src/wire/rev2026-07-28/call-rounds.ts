@@ -49,6 +49,7 @@ export async function statelessToolsCall(
     task: declaresTasks(ctx) ? { kind: 'extension' } : { kind: 'no-extension' },
     ...(resume !== undefined && { resume }),
     checkEnvelope: (inputSchema, args) => checkParamHeaders(inputSchema, args, ctx.params),
+    signal,
   });
   switch (outcome.kind) {
     case 'task':
