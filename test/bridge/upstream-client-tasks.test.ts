@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   CallToolResultSchema,
@@ -6,7 +7,9 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ForkedProcess } from '@taskgate/test-harness';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor as waitUntil } from '../gateway/fixtures/delivery-pods.js';
 import { type Pods, startPods } from '../gateway/fixtures/processes.js';
+import { connectReceiving, finishTask, Loose, startTask } from '../gateway/fixtures/receiving-client.js';
 import { forkBridge, removeConfigs, waitFor, writeConfig } from './support.js';
 import { everythingStdio, sdkClient } from './upstream-support.js';
 
@@ -17,6 +20,7 @@ import { everythingStdio, sdkClient } from './upstream-support.js';
 
 const ELICIT = 'everything_trigger-elicitation-request-async';
 const SAMPLE = 'everything_trigger-sampling-request-async';
+const ASKING_SERVER = fileURLToPath(new URL('./fixtures/asking-server.mjs', import.meta.url));
 
 let pods: Pods;
 let bridge: ForkedProcess;
@@ -24,7 +28,8 @@ const clients: Client[] = [];
 
 beforeAll(async () => {
   const tools = { include: ['trigger-elicitation-request-async', 'trigger-sampling-request-async'] };
-  const config = writeConfig({ servers: [everythingStdio({ tools })] });
+  const asking = { name: 'asking', stdio: { command: process.execPath, args: [ASKING_SERVER] } };
+  const config = writeConfig({ servers: [everythingStdio({ tools }), asking] });
   pods = await startPods(
     'upstream-clt',
     { TASKGATE_CURSOR_SECRET: 'upstream-clt-cursor-secret-0123456789', TASKGATE_POLL_INTERVAL_MS: '100' },
@@ -37,7 +42,7 @@ beforeAll(async () => {
   const client = await sdkClient(`${pods.proxy.origin}/mcp`, {});
   await waitFor(async () => {
     const names = (await client.listTools()).tools.map((tool) => tool.name);
-    return names.includes(ELICIT) && names.includes(SAMPLE);
+    return names.includes(ELICIT) && names.includes(SAMPLE) && names.includes('asking_ask-then-cancel');
   }, 'the async tools of the upstream');
   await client.close();
 }, 90_000);
@@ -121,5 +126,34 @@ describe('bridge servers: an upstream elicitation and sampling as client tasks o
     const texts = await run(client, ELICIT, {});
     expect(texts[0]).toMatch(/^\[FAILED\] the user walked away\n\nProgress:\nTask created: [0-9a-f]{32}\n/);
     expect(texts[0]).toContain('Poll 1: failed - the user walked away');
+  }, 60_000);
+
+  it("withdraws the question when the upstream cancels the bridge's task: taskgate cancels its client's task", async () => {
+    // taskgate's client takes the relayed question as a client task of its own (the official receiver).
+    let clientSignal: AbortSignal | undefined;
+    const client = await connectReceiving(`${pods.proxy.origin}/mcp`, {
+      elicitation: (_request, { signal }) => {
+        clientSignal = signal;
+        return new Promise(() => {});
+      },
+    });
+    try {
+      const taskId = await startTask(client, 'asking_ask-then-cancel', {});
+      await waitUntil(() => clientSignal?.aborted === true, "the client's task cancelled", 30_000);
+      // Withdrawn by the cancel while the upstream tool still runs (it returns 4 s after cancelling).
+      const running = (await client.request({ method: 'tasks/get', params: { taskId } }, Loose)) as Loose;
+      expect(running.status).toBe('working');
+      const { task, text } = await finishTask(client, taskId, [], 30_000);
+      expect(task.status).toBe('completed');
+      expect(JSON.parse(text ?? '{}')).toEqual({
+        created: 'input_required',
+        listed: true,
+        before: 'input_required',
+        cancelled: 'cancelled',
+        result: expect.stringContaining('was cancelled; it has no result'),
+      });
+    } finally {
+      await client.close();
+    }
   }, 60_000);
 });
