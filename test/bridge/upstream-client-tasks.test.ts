@@ -77,7 +77,7 @@ async function run(client: Client, name: string, args: Record<string, unknown>):
   return (result?.content ?? []).map((part) => part.text ?? '');
 }
 
-describe('bridge servers: an upstream elicitation and sampling as client tasks of the bridge (CLT-1)', () => {
+describe('[CLT-1] bridge servers: an upstream elicitation and sampling as client tasks of the bridge', () => {
   it('answers a task-augmented elicitation: a client task polled by the upstream, the answer its result', async () => {
     const client = await connect({ elicitation: { form: {} } });
     const asked: Record<string, unknown>[] = [];
