@@ -1,8 +1,7 @@
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { bindTaskReceiver, type TaskReceiverCallback } from '@modelcontextprotocol/ext-tasks/receiver';
+import type { Client } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { useDeliveryPods, waitFor } from './fixtures/delivery-pods.js';
+import { connectReceiving, finishTask, Loose, type Receiving, startTask } from './fixtures/receiving-client.js';
 
 // The server as requestor (CLT-1): a tool's elicitation and sampling go to a 2025-11-25 client that declared
 // `tasks.requests.*` as client tasks, run by the official receiver (@modelcontextprotocol/ext-tasks) on the
@@ -10,72 +9,16 @@ import { useDeliveryPods, waitFor } from './fixtures/delivery-pods.js';
 // behind a proxy without stickiness.
 
 const pods = useDeliveryPods('clt');
-const Loose = z.looseObject({});
-type Loose = Record<string, unknown>;
 const clients: Client[] = [];
 
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.close().catch(() => {})));
 });
 
-interface Receiving {
-  readonly elicitation?: TaskReceiverCallback;
-  readonly sampling?: TaskReceiverCallback;
-}
-
-/** A v2 client on 2025-11-25; with `receiving`, the official receiver takes elicitation and sampling as tasks. */
 async function connect(receiving?: Receiving): Promise<Client> {
-  const client = new Client(
-    { name: 'clt', version: '1.0.0' },
-    { capabilities: { elicitation: {}, sampling: {} }, versionNegotiation: { mode: 'legacy' } },
-  );
-  // Plain requests: answered at once (the receiver hands requests without `task` to this handler).
-  client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { go: true } }));
-  if (receiving !== undefined) {
-    const binding = bindTaskReceiver(client, {
-      methods: { 'elicitation/create': true, 'sampling/createMessage': true },
-      pollIntervalMs: 50,
-      ttlMs: 60_000,
-      elicitation: receiving.elicitation ?? (async () => ({ action: 'accept', content: { go: true } })),
-      sampling:
-        receiving.sampling ??
-        (async () => ({ model: 'm', role: 'assistant', content: { type: 'text', text: 'unused' } })),
-    });
-    // The receiver types its capability object without an index signature; on the wire it is plain JSON.
-    client.registerCapabilities({ tasks: { ...binding.capabilities } });
-  }
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${pods.proxy.origin}/mcp`)));
+  const client = await connectReceiving(`${pods.proxy.origin}/mcp`, receiving);
   clients.push(client);
   return client;
-}
-
-/** Starts `name` as a taskgate task; returns its id. */
-async function start(client: Client, name: string, args: Loose): Promise<string> {
-  const created = (await client.request(
-    { method: 'tools/call', params: { name, arguments: args, task: { ttl: 60_000 } } },
-    Loose,
-  )) as { task: { taskId: string } };
-  return created.task.taskId;
-}
-
-/** Polls the taskgate task until it is terminal, noting every statusMessage; then its tasks/result. */
-async function finish(client: Client, taskId: string, messages: string[] = []) {
-  let task: Loose = {};
-  await waitFor(
-    async () => {
-      task = (await client.request({ method: 'tasks/get', params: { taskId } }, Loose)) as Loose;
-      if (typeof task.statusMessage === 'string' && messages.at(-1) !== task.statusMessage)
-        messages.push(task.statusMessage);
-      return ['completed', 'failed', 'cancelled'].includes(String(task.status));
-    },
-    'the end of the task',
-    20_000,
-  );
-  if (task.status !== 'completed') return { task, text: undefined };
-  const result = (await client.request({ method: 'tasks/result', params: { taskId } }, Loose)) as {
-    content: { text: string }[];
-  };
-  return { task, text: result.content[0]?.text };
 }
 
 /** The client tasks kept with the task's input requests in Redis. */
@@ -96,9 +39,9 @@ describe('[CLT-1] elicitation and sampling as client tasks (official receiver, t
       },
     });
     const before = (await keptClientTasks()).length;
-    const taskId = await start(client, 'confirm', {});
+    const taskId = await startTask(client, 'confirm', {});
     const messages: string[] = [];
-    const { text } = await finish(client, taskId, messages);
+    const { text } = await finishTask(client, taskId, messages);
     expect(text).toBe('accept:true');
     expect(seen).toHaveLength(1);
     expect(seen[0]).toMatchObject({ message: 'Go?' });
@@ -112,8 +55,8 @@ describe('[CLT-1] elicitation and sampling as client tasks (official receiver, t
     const client = await connect({
       sampling: async () => ({ model: 'tide-model', role: 'assistant', content: { type: 'text', text: 'moon-made' } }),
     });
-    const taskId = await start(client, 'muse', { topic: 'tides' });
-    expect((await finish(client, taskId)).text).toBe('tide-model: moon-made');
+    const taskId = await startTask(client, 'muse', { topic: 'tides' });
+    expect((await finishTask(client, taskId)).text).toBe('tide-model: moon-made');
   });
 
   it("rejects the tool's elicit with the client's message when the client task fails", async () => {
@@ -122,10 +65,26 @@ describe('[CLT-1] elicitation and sampling as client tasks (official receiver, t
         throw new Error('the user walked away');
       },
     });
-    const taskId = await start(client, 'confirm', {});
-    expect((await finish(client, taskId)).text).toBe(
+    const taskId = await startTask(client, 'confirm', {});
+    expect((await finishTask(client, taskId)).text).toBe(
       "rejected: ClientTaskError: The client's task failed: the user walked away",
     );
+  });
+
+  it("fails the taskgate task with the client's message when the tool lets the failed client task's error through", async () => {
+    const client = await connect({
+      elicitation: async () => {
+        throw new Error('the approver declined to decide');
+      },
+    });
+    const taskId = await startTask(client, 'confirm', { rethrow: true });
+    const { task } = await finishTask(client, taskId);
+    expect(task).toMatchObject({
+      status: 'failed',
+      statusMessage: expect.stringContaining("The client's task failed: the approver declined to decide"),
+    });
+    const result = (await client.request({ method: 'tasks/result', params: { taskId } }, Loose)) as Loose;
+    expect(JSON.stringify(result)).toContain('the approver declined to decide');
   });
 
   it('cancels the client task when the taskgate task is cancelled', async () => {
@@ -136,7 +95,7 @@ describe('[CLT-1] elicitation and sampling as client tasks (official receiver, t
         return new Promise(() => {});
       },
     });
-    const taskId = await start(client, 'confirm', {});
+    const taskId = await startTask(client, 'confirm', {});
     await waitFor(() => clientSignal !== undefined, 'the client task', 15_000);
     await client.request({ method: 'tasks/cancel', params: { taskId } }, Loose);
     await waitFor(() => clientSignal?.aborted === true, 'the client task cancelled', 15_000);
@@ -145,8 +104,8 @@ describe('[CLT-1] elicitation and sampling as client tasks (official receiver, t
 
   it('sends plain requests to a client without the capability; asTask: true there is refused', async () => {
     const client = await connect();
-    expect((await finish(client, await start(client, 'confirm', {}))).text).toBe('accept:true');
-    expect((await finish(client, await start(client, 'confirm', { asTask: true }))).text).toMatch(
+    expect((await finishTask(client, await startTask(client, 'confirm', {}))).text).toBe('accept:true');
+    expect((await finishTask(client, await startTask(client, 'confirm', { asTask: true }))).text).toMatch(
       /^rejected: ClientCapabilityError: The client did not declare task-augmented elicitation\/create/,
     );
   });
@@ -159,8 +118,8 @@ describe('[CLT-1] elicitation and sampling as client tasks (official receiver, t
         return { action: 'decline' };
       },
     });
-    expect((await finish(client, await start(client, 'confirm', { asTask: false }))).text).toBe('accept:true');
-    expect((await finish(client, await start(client, 'confirm', {}))).text).toBe('decline:undefined');
+    expect((await finishTask(client, await startTask(client, 'confirm', { asTask: false }))).text).toBe('accept:true');
+    expect((await finishTask(client, await startTask(client, 'confirm', {}))).text).toBe('decline:undefined');
     expect(asTask).toBe(1);
   });
 
@@ -175,7 +134,7 @@ describe('[CLT-1] elicitation and sampling as client tasks (official receiver, t
         return { action: 'accept', content: { go: true } };
       },
     });
-    const taskId = await start(client, 'confirm', {});
+    const taskId = await startTask(client, 'confirm', {});
     await waitFor(() => asked === 1, 'the client task', 15_000);
     // A poll or two went out on gateway 0's GET stream; then gateway 0 dies.
     await new Promise((resolve) => setTimeout(resolve, 300));

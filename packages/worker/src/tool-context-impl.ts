@@ -138,12 +138,14 @@ export function createToolContext(options: ContextOptions): ContextHandle {
     options: InputOptions | undefined,
     span: Span,
   ): Promise<z.output<S>> => {
-    signal.throwIfAborted();
+    // The request's own signal (a bridge whose upstream withdrew its question) ends only this wait.
+    const waitSignal = options?.signal === undefined ? signal : AbortSignal.any([signal, options.signal]);
+    waitSignal.throwIfAborted();
     const asTask = method !== 'roots/list' && clientTaskFor(method, options);
     try {
       const answer = await holdingInput(async () => {
-        if (asTask) return await runClientTask(clientTaskPeer(), method, params);
-        const sent = await send(method, params, services.inputTimeoutMs, options?.key);
+        if (asTask) return await runClientTask(clientTaskPeer(waitSignal), method, params);
+        const sent = await send(method, params, services.inputTimeoutMs, options?.key, waitSignal);
         span.setAttribute('jsonrpc.request.id', sent.requestId);
         return sent.answer;
       });
@@ -154,7 +156,7 @@ export function createToolContext(options: ContextOptions): ContextHandle {
         throw new Error(`The client's answer to ${method} is not valid: ${describeZodIssues(result.error)}`);
       return result.data;
     } catch (error) {
-      if (error instanceof InputWaitError && error.reason === 'aborted') throw signal.reason;
+      if (error instanceof InputWaitError && error.reason === 'aborted') throw waitSignal.reason;
       throw error;
     }
   };
@@ -179,10 +181,11 @@ export function createToolContext(options: ContextOptions): ContextHandle {
     method: OutboxRequestMethod,
     params: Record<string, unknown>,
     timeoutMs: number,
-    key?: string,
+    key: string | undefined,
+    waitSignal: AbortSignal,
   ): Promise<{ requestId: string; answer: InputAnswer }> => {
     const requestId = await post(method, params, timeoutMs, key);
-    return { requestId, answer: await inputs.waitForAnswer(requestId, { signal, timeoutMs }) };
+    return { requestId, answer: await inputs.waitForAnswer(requestId, { signal: waitSignal, timeoutMs }) };
   };
 
   /** Registers a request and queues it on the task's outbox; resolves to its id. */
@@ -214,12 +217,12 @@ export function createToolContext(options: ContextOptions): ContextHandle {
     return mode;
   };
 
-  const clientTaskPeer = (): ClientTaskPeer => ({
-    send: (method, params, timeoutMs) => send(method, params, timeoutMs),
+  const clientTaskPeer = (waitSignal: AbortSignal): ClientTaskPeer => ({
+    send: (method, params, timeoutMs) => send(method, params, timeoutMs, undefined, waitSignal),
     post: async (method, params) => void (await post(method, params, CANCEL_LIFETIME_MS)),
     keep: (requestId, task) => inputs.keepClientTask(requestId, task),
     show: (message) => inOrder(() => store.setStatusMessage(ref, message)).then(() => {}),
-    signal,
+    signal: waitSignal,
     cancellable: client.capabilities.tasks?.cancel !== undefined,
     minPollMs: services.clientTaskMinPollMs ?? DEFAULT_CLIENT_TASK_MIN_POLL_MS,
     timeoutMs: services.inputTimeoutMs,

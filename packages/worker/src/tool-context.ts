@@ -25,6 +25,11 @@ export interface InputOptions {
    * (ClientCapabilityError without the capability); `false` sends a plain request.
    */
   readonly asTask?: ClientTaskMode;
+  /**
+   * Gives up this one request when it aborts (the task's own signal always does): the wait rejects with its
+   * reason, and a client task is cancelled where the client declared `tasks.cancel`.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** How `ctx.elicit` / `ctx.sample` may ask: as a client task where possible, always, or never. */

@@ -118,6 +118,19 @@ describe('a forked worker process asking the client for input through Redis', ()
     expect(channels.statuses(taskId)).toEqual(['input_required', 'working', 'completed']);
   });
 
+  it("a question given up by its own signal rejects with the signal's reason; the task goes back to working", async () => {
+    const gateway = env.gateway();
+    const channels = await recordTaskChannels(redis, gateway.keys);
+    const peer = client(gateway);
+    const taskId = await gateway.call('asker', { kind: 'elicit', withdrawMs: 500 });
+    await peer.request(taskId);
+    expect((await gateway.waitForEnd(taskId, 10_000)).status).toBe('completed');
+    expect(await gateway.outcome(taskId)).toEqual({
+      result: { content: [{ type: 'text', text: 'withdrawn: TimeoutError' }] },
+    });
+    expect(channels.statuses(taskId)).toEqual(['input_required', 'working', 'completed']);
+  });
+
   it('[CNL-2] a cancel ends the wait for an answer with the abort reason', async () => {
     const gateway = env.gateway();
     const peer = client(gateway);

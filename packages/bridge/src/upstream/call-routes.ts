@@ -11,12 +11,19 @@ const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 export interface RoutedCall {
   readonly ctx: ToolContext;
   readonly progressToken: string;
+  /** Aborts once the call has left its connection: what the upstream asked for during it is no longer wanted. */
+  readonly ended: AbortSignal;
   upstreamTaskId?: string;
 }
 
+const enders = new WeakMap<RoutedCall, AbortController>();
+
 /** A new call for `ctx`, with a progress token unique among the calls of this process. */
 export function routedCall(ctx: ToolContext): RoutedCall {
-  return { ctx, progressToken: randomUUID() };
+  const ender = new AbortController();
+  const call = { ctx, progressToken: randomUUID(), ended: ender.signal };
+  enders.set(call, ender);
+  return call;
 }
 
 /** The upstream task a request or notification names in `_meta`, if it names one. */
@@ -42,10 +49,13 @@ export class CallRoutes {
     return this.#calls.size;
   }
 
-  /** Adds a call; the returned function removes it. */
+  /** Adds a call; the returned function removes it (and ends it). */
   add(call: RoutedCall): () => void {
     this.#calls.add(call);
-    return () => this.#calls.delete(call);
+    return () => {
+      this.#calls.delete(call);
+      enders.get(call)?.abort(new Error('The call ended'));
+    };
   }
 
   /** The call that sent `progressToken`, if it is still in flight. */

@@ -18,6 +18,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { type Logger, traceCarrierOf } from '@taskgate/core';
 import { CallRoutes, type RoutedCall } from './call-routes.js';
+import { answerRequest, CLIENT_TASKS_CAPABILITY, withoutTask } from './client-task-requests.js';
+import { ClientTaskStore } from './client-task-store.js';
 import type { UpstreamServerConfig } from './server-config.js';
 
 /** The revision the SDK client speaks toward upstreams. */
@@ -94,27 +96,38 @@ function logStderr(stream: Readable | null, server: string, logger: Logger): voi
 /**
  * Connects one MCP client session to `server` with the official SDK client: a new stdio process (its stderr
  * in the bridge's log), or a Streamable HTTP session with only the config's headers. The client declares
- * elicitation, sampling and roots, and answers them by asking taskgate's client through the call's context.
+ * elicitation, sampling and roots, and answers them by asking taskgate's client through the call's context;
+ * elicitation and sampling also as client tasks (CLT-1), kept for this connection only.
  */
 export async function connectUpstream(server: UpstreamServerConfig, options: ConnectOptions): Promise<UpstreamClient> {
   const { logger } = options;
   const routes = new CallRoutes();
+  const tasks = new ClientTaskStore();
   const client = new Client(
     { name: 'taskgate-bridge', version: '0.1.0' },
-    { capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} } },
+    {
+      capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: {}, tasks: CLIENT_TASKS_CAPABILITY },
+      taskStore: tasks,
+    },
   );
-  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+  const taskDeps = { store: tasks, logger, server: server.name };
+  client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
     const call = routeOrRefuse(routes, request.params);
-    return await call.ctx.elicit(withoutRelatedTask(request.params) as never).catch((error: unknown) => {
-      throw asMcpError(error);
-    });
+    const params = withoutTask(withoutRelatedTask(request.params));
+    const ask = (signal?: AbortSignal) =>
+      call.ctx.elicit(params as never, signal === undefined ? undefined : { signal }).catch((error: unknown) => {
+        throw asMcpError(error);
+      });
+    return (await answerRequest(taskDeps, call, request.params, extra, 'input_required', ask)) as never;
   });
-  client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+  client.setRequestHandler(CreateMessageRequestSchema, async (request, extra) => {
     const call = routeOrRefuse(routes, request.params);
-    const params = withoutRelatedTask(request.params);
-    return (await call.ctx.sample(params as never).catch((error: unknown) => {
-      throw asMcpError(error);
-    })) as never;
+    const params = withoutTask(withoutRelatedTask(request.params));
+    const ask = (signal?: AbortSignal) =>
+      call.ctx.sample(params as never, signal === undefined ? undefined : { signal }).catch((error: unknown) => {
+        throw asMcpError(error);
+      });
+    return (await answerRequest(taskDeps, call, request.params, extra, 'working', ask)) as never;
   });
   client.setRequestHandler(ListRootsRequestSchema, async (request) => {
     const call = routeOrRefuse(routes, request.params);
@@ -146,7 +159,10 @@ export async function connectUpstream(server: UpstreamServerConfig, options: Con
   const closed = new Promise<void>((resolve) => {
     ended = resolve;
   });
-  client.onclose = () => ended();
+  client.onclose = () => {
+    tasks.clear();
+    ended();
+  };
   client.onerror = (error) => logger.debug({ server: server.name, err: error.message }, 'upstream transport error');
 
   if (server.stdio !== undefined) {
