@@ -102,7 +102,12 @@ export function progressOf(messages: readonly Json[]): unknown[][] {
  * One request of revision 2026-07-28 (no session) from a client of the tasks extension; its JSON-RPC result.
  * Answers that are JSON only (no progress token, no log level): what inline answers and `tasks/get` give.
  */
-export async function request2026(url: string, method: string, params: Json): Promise<Json> {
+export async function request2026(
+  url: string,
+  method: string,
+  params: Json,
+  capabilities: Json = {},
+): Promise<Json> {
   const name = method === 'tools/call' ? params.name : params.taskId;
   const response = await fetch(url, {
     method: 'POST',
@@ -121,7 +126,10 @@ export async function request2026(url: string, method: string, params: Json): Pr
         ...params,
         _meta: {
           'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+          'io.modelcontextprotocol/clientCapabilities': {
+            ...capabilities,
+            extensions: { 'io.modelcontextprotocol/tasks': {} },
+          },
         },
       },
     }),

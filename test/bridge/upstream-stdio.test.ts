@@ -158,6 +158,30 @@ describe('bridge servers: an MCP server over stdio as durable task tools', () =>
     expect(result.isError).not.toBe(true);
   });
 
+  it('answers the upstream elicitation from a 2026-07-28 client: inputRequests on tasks/get, the answer by tasks/update', async () => {
+    const call = (method: string, params: Json): Promise<Json> =>
+      request2026(`${pods.proxy.origin}/mcp`, method, params, { elicitation: { form: {} } });
+    const created = await call('tools/call', { name: 'everything_trigger-elicitation-request', arguments: {} });
+    expect(created).toMatchObject({ resultType: 'task' });
+    const taskId = created.taskId as string;
+    let task: Json = {};
+    await waitFor(async () => {
+      task = await call('tasks/get', { taskId });
+      return task.status === 'input_required';
+    }, 'the upstream question');
+    const requests = task.inputRequests as Record<string, Json>;
+    const [key] = Object.keys(requests);
+    expect(requests[String(key)]).toMatchObject({ method: 'elicitation/create' });
+    const content = { name: 'Grace', check: true, email: 'grace@example.com', integer: 3 };
+    await call('tasks/update', { taskId, inputResponses: { [String(key)]: { action: 'accept', content } } });
+    await waitFor(async () => {
+      task = await call('tasks/get', { taskId });
+      return task.status === 'completed';
+    }, 'the upstream result');
+    expect(JSON.stringify(task.result)).toContain('Grace');
+    expect((task.result as Json).isError).not.toBe(true);
+  });
+
   it('answers the upstream sampling request with the client', async () => {
     const client = await connect({ sampling: {} });
     client.setRequestHandler(CreateMessageRequestSchema, async () => ({
