@@ -35,6 +35,8 @@ const ToolFields = {
   concurrency: z.number().int().min(1).default(64),
   /** Shards of the tool's taskgate queue (default: TASKGATE_QUEUE_SHARDS); see defineTool's queueShards. */
   queueShards: z.number().int().min(1).max(64).optional(),
+  /** Principals (globs) who see and may call the tool; default everyone. */
+  allow: z.array(z.string().min(1)).min(1, 'must list at least one principal (or leave allow out)').optional(),
 };
 
 /** A tool run by a job of an existing BullMQ queue. */

@@ -25,6 +25,7 @@ export { CeleryHandOffs, type HandOffState } from './bridge/celery-hand-offs.js'
 export { type CeleryMeta, CeleryResults } from './bridge/celery-results.js';
 export { type UpstreamCallRecord, UpstreamCalls } from './bridge/upstream-calls.js';
 export { UpstreamSnapshots } from './bridge/upstream-snapshots.js';
+export { type Allowed, visibleTo } from './catalog/allow-list.js';
 export { announceListChanged, Catalog, type CatalogOptions } from './catalog/catalog.js';
 export {
   OfferingCatalog,

@@ -19,12 +19,14 @@ export interface UpstreamServersOptions {
   readonly keys: Keys;
   readonly registry: Registry;
   readonly logger: Logger;
+  /** Shards of a server's queue when it does not say (`queueShards`): the bridge's TASKGATE_QUEUE_SHARDS. */
+  readonly defaultShards?: number;
 }
 
 /** The upstream MCP servers of a bridge: their sessions, their tools in the catalog, their calls. */
 export interface UpstreamServers {
-  /** The queues their tools' jobs go to, one per server, with its `concurrency`. */
-  readonly queues: readonly { readonly queue: string; readonly concurrency: number }[];
+  /** The queues their tools' jobs go to, one per server, with its `concurrency` and shards. */
+  readonly queues: readonly { readonly queue: string; readonly concurrency: number; readonly shards: number }[];
   /** The queues of their resource reads and prompt gets, one per server. */
   readonly readQueues: readonly string[];
   /** Starts the servers and publishes their tools through `worker` (its `ready` resolved). */
@@ -42,8 +44,13 @@ export function createUpstreamServers(options: UpstreamServersOptions): Upstream
   const calls = new UpstreamCalls({ redis: options.redis, keys: options.keys });
   const snapshots = new UpstreamSnapshots({ redis: options.redis, keys: options.keys });
   let worker: TaskgateWorker | undefined;
+  // Each server with its shard count settled, so its queue and every tool published on it agree.
+  const servers = options.servers.map((server) => ({
+    ...server,
+    queueShards: server.queueShards ?? options.defaultShards ?? 1,
+  }));
 
-  const entries = options.servers.map((server) => {
+  const entries = servers.map((server) => {
     let refreshing: Promise<void> | undefined;
     let again = false;
     const pool: UpstreamPool = new UpstreamPool(server, { logger, metrics, onToolsChanged: () => refresh() });
@@ -100,8 +107,12 @@ export function createUpstreamServers(options: UpstreamServersOptions): Upstream
   });
 
   return {
-    queues: options.servers.map((server) => ({ queue: `upstream.${server.name}`, concurrency: server.concurrency })),
-    readQueues: options.servers.map((server) => `upstream-reads.${server.name}`),
+    queues: servers.map((server) => ({
+      queue: `upstream.${server.name}`,
+      concurrency: server.concurrency,
+      shards: server.queueShards,
+    })),
+    readQueues: servers.map((server) => `upstream-reads.${server.name}`),
     async start(started: TaskgateWorker): Promise<void> {
       worker = started;
       for (const { pool } of entries) pool.start();
