@@ -3,6 +3,7 @@ import {
   CallToolResultSchema,
   CreateTaskResultSchema,
   McpError,
+  ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { queueOfTask, shardQueues, ToolCatalog, ToolQueues } from '@taskgate/core';
@@ -213,4 +214,106 @@ describe('bridge: allow on servers and tools, queueShards on servers', () => {
     expect(await names(alice)).toContain('everything_get-sum');
     expect(await names(bob)).toEqual(['greet']);
   });
+
+  it('a subscription to an upstream resource subscribes upstream and relays its updates; unsubscribing ends it', async () => {
+    const uri = 'demo://resource/dynamic/text/1';
+    const alice = await connect(ALICE);
+    const updates: string[] = [];
+    alice.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      updates.push(notification.params.uri);
+    });
+    expect((await refusal((await connect(BOB)).subscribeResource({ uri }))).code).toBe(-32002);
+    const held = (count: number) =>
+      new RegExp(`"server":"everything","held":${count}[^\\n]*upstream resource subscriptions updated`);
+    const before = (bridge.output().match(new RegExp(held(1).source, 'g')) ?? []).length;
+    await alice.subscribeResource({ uri });
+    await waitFor(
+      () => (bridge.output().match(new RegExp(held(1).source, 'g')) ?? []).length > before,
+      'the upstream subscription',
+      15_000,
+    );
+    // The server sends updates of what its session subscribed to once this tool is called, then every 5 s.
+    await alice.callTool({ name: 'everything_toggle-subscriber-updates', arguments: {} });
+    await waitFor(() => updates.length > 0, 'an update relayed from the upstream', 20_000);
+    expect(new Set(updates)).toEqual(new Set([uri]));
+    const dropped = (bridge.output().match(new RegExp(held(0).source, 'g')) ?? []).length;
+    await alice.unsubscribeResource({ uri });
+    await waitFor(
+      () => (bridge.output().match(new RegExp(held(0).source, 'g')) ?? []).length > dropped,
+      'the upstream unsubscription',
+      15_000,
+    );
+    await alice.callTool({ name: 'everything_toggle-subscriber-updates', arguments: {} });
+  });
+
+  it('2026-07-28: a subscriptions/listen stream of an upstream resource gets its updates while it is open', async () => {
+    const uri = 'demo://resource/dynamic/text/2';
+    const count = (held: number) =>
+      (
+        bridge
+          .output()
+          .match(
+            new RegExp(`"server":"everything","held":${held}[^\\n]*upstream resource subscriptions updated`, 'g'),
+          ) ?? []
+      ).length;
+    const [ones, zeros] = [count(1), count(0)];
+    const stream = await openListen(ALICE, { resourceSubscriptions: [uri] });
+    try {
+      await waitFor(() => count(1) > ones, 'the upstream subscription', 15_000);
+      const alice = await connect(ALICE);
+      await alice.callTool({ name: 'everything_toggle-subscriber-updates', arguments: {} });
+      const events = await stream.until((event) => event.method === 'notifications/resources/updated');
+      expect(events.at(-1)).toMatchObject({
+        method: 'notifications/resources/updated',
+        params: { uri, _meta: { 'io.modelcontextprotocol/subscriptionId': 'listen-1' } },
+      });
+      await alice.callTool({ name: 'everything_toggle-subscriber-updates', arguments: {} });
+    } finally {
+      stream.close();
+    }
+    await waitFor(() => count(0) > zeros, 'the upstream unsubscription', 15_000);
+  });
 });
+
+/** Opens a 2026-07-28 `subscriptions/listen` stream as the token's principal; `until` reads up to a match. */
+async function openListen(token: string, notifications: Record<string, unknown>) {
+  const controller = new AbortController();
+  const response = await fetch(`${pods.proxy.origin}/mcp`, {
+    method: 'POST',
+    signal: controller.signal,
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': '2026-07-28',
+      'Mcp-Method': 'subscriptions/listen',
+      Authorization: `Bearer ${token}`,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 'listen-1',
+      method: 'subscriptions/listen',
+      params: {
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+        notifications,
+      },
+    }),
+  });
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const events: Record<string, unknown>[] = [];
+  let buffer = '';
+  const until = async (match: (event: Record<string, unknown>) => boolean): Promise<Record<string, unknown>[]> => {
+    while (!events.some(match)) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`the stream ended after ${JSON.stringify(events)}`);
+      buffer += new TextDecoder().decode(value);
+      const lines = buffer.split('\n');
+      buffer = lines.pop() ?? '';
+      for (const line of lines) if (line.startsWith('data: ')) events.push(JSON.parse(line.slice(6)));
+    }
+    return events;
+  };
+  return { until, close: () => controller.abort() };
+}

@@ -109,6 +109,7 @@ export { awaitReplicas } from './redis/replication.js';
 export { ScriptCode } from './redis/script-codes.js';
 export { ensureScriptsLoaded, loadScriptSource, SCRIPT_KEY_COUNTS, type ScriptName } from './redis/scripts.js';
 export { DirectCalls, type DirectCallsOptions } from './sessions/direct-calls.js';
+export { ResourceInterest, type ResourceInterestOptions } from './sessions/resource-interest.js';
 export {
   announceResourceUpdated,
   ResourceSubscriptions,

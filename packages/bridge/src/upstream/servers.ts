@@ -1,5 +1,12 @@
 import type { Tool as UpstreamTool } from '@modelcontextprotocol/sdk/types.js';
-import { errorMessage, type Keys, type Logger, UpstreamCalls, UpstreamSnapshots } from '@taskgate/core';
+import {
+  errorMessage,
+  type Keys,
+  type Logger,
+  ResourceInterest,
+  UpstreamCalls,
+  UpstreamSnapshots,
+} from '@taskgate/core';
 import type { TaskgateWorker } from '@taskgate/worker';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
@@ -9,6 +16,7 @@ import { listAllTools, upstreamRunsTasks, upstreamToolDefinitions } from './upst
 import { UpstreamMetrics } from './upstream-metrics.js';
 import { UpstreamPool } from './upstream-pool.js';
 import { listAllReads, upstreamReadDefinitions } from './upstream-reads.js';
+import { UpstreamSubscriptions } from './upstream-subscriptions.js';
 
 /** How long the last tool list of a server is kept for a bridge that starts while it is down (ms). */
 const SNAPSHOT_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -43,6 +51,7 @@ export function createUpstreamServers(options: UpstreamServersOptions): Upstream
   const metrics = new UpstreamMetrics(options.registry);
   const calls = new UpstreamCalls({ redis: options.redis, keys: options.keys });
   const snapshots = new UpstreamSnapshots({ redis: options.redis, keys: options.keys });
+  const interest = new ResourceInterest({ redis: options.redis, keys: options.keys });
   let worker: TaskgateWorker | undefined;
   // Each server with its shard count settled, so its queue and every tool published on it agree.
   const servers = options.servers.map((server) => ({
@@ -55,6 +64,13 @@ export function createUpstreamServers(options: UpstreamServersOptions): Upstream
     let again = false;
     const pool: UpstreamPool = new UpstreamPool(server, { logger, metrics, onToolsChanged: () => refresh() });
     const deps = { server, pool, calls, metrics };
+    const subscriptions = new UpstreamSubscriptions({
+      name: server.name,
+      pool,
+      interest,
+      announce: async (uri) => worker?.resourceUpdated(uri),
+      logger,
+    });
     const publish = async (tools: readonly UpstreamTool[], asTask: (tool: UpstreamTool) => boolean) => {
       const definitions = upstreamToolDefinitions(
         server,
@@ -72,7 +88,9 @@ export function createUpstreamServers(options: UpstreamServersOptions): Upstream
       const tools = await listAllTools(control.client);
       await snapshots.save(server.name, tools, SNAPSHOT_TTL_MS);
       const count = await publish(tools, (tool) => upstreamRunsTasks(control.client, tool));
-      const reads = upstreamReadDefinitions(server, await listAllReads(control.client), pool, logger);
+      const listed = await listAllReads(control.client);
+      subscriptions.offer(listed);
+      const reads = upstreamReadDefinitions(server, listed, pool, logger);
       await worker.publishReads(`upstream:${server.name}`, reads.resources, reads.prompts);
       logger.info(
         { server: server.name, tools: count, resources: reads.resources.length, prompts: reads.prompts.length },
@@ -103,7 +121,7 @@ export function createUpstreamServers(options: UpstreamServersOptions): Upstream
       const count = await publish(tools, support);
       logger.warn({ server: server.name, tools: count }, 'upstream down: its last listed tools are published');
     };
-    return { server, pool, fromSnapshot };
+    return { server, pool, subscriptions, fromSnapshot };
   });
 
   return {
@@ -115,7 +133,10 @@ export function createUpstreamServers(options: UpstreamServersOptions): Upstream
     readQueues: servers.map((server) => `upstream-reads.${server.name}`),
     async start(started: TaskgateWorker): Promise<void> {
       worker = started;
-      for (const { pool } of entries) pool.start();
+      for (const { pool, subscriptions } of entries) {
+        pool.start();
+        subscriptions.start();
+      }
       await Promise.all(
         entries.map(({ server, fromSnapshot }) =>
           fromSnapshot().catch((error: unknown) =>
@@ -126,6 +147,7 @@ export function createUpstreamServers(options: UpstreamServersOptions): Upstream
     },
     states: () => Object.fromEntries(entries.map(({ server, pool }) => [server.name, pool.up ? 'up' : 'down'])),
     async close(): Promise<void> {
+      for (const { subscriptions } of entries) subscriptions.close();
       await Promise.all(entries.map(({ pool }) => pool.close()));
     },
   };
