@@ -16,6 +16,7 @@ export const FAST_TESTS: readonly string[] = [
   'packages/cli/test/tasks-output.test.ts',
   'packages/cli/test/telemetry.test.ts',
   'packages/conformance-fixture/test/fixture.test.ts',
+  'packages/core/test/allow-list.test.ts',
   'packages/core/test/errors.test.ts',
   'packages/core/test/queue-shards.test.ts',
   'packages/core/test/uri-template.test.ts',

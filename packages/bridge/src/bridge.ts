@@ -69,6 +69,7 @@ function bridgedTool(
     queue: `bridge.${tool.name}`,
     ...(tool.queueShards !== undefined && { queueShards: tool.queueShards }),
     ...(tool.inlineWaitMs !== undefined && { inlineWaitMs: tool.inlineWaitMs }),
+    ...(tool.allow !== undefined && { allow: tool.allow }),
     attempts: BRIDGE_ATTEMPTS,
     backoffMs: 500,
     concurrency: tool.concurrency,
@@ -166,7 +167,14 @@ export function createBridge(options: CreateBridgeOptions): TaskgateBridge {
   const upstreams =
     config.servers.length === 0
       ? undefined
-      : createUpstreamServers({ servers: config.servers, redis, keys, registry, logger });
+      : createUpstreamServers({
+          servers: config.servers,
+          redis,
+          keys,
+          registry,
+          logger,
+          ...(workerOptions.queueShards !== undefined && { defaultShards: workerOptions.queueShards }),
+        });
   const worker = createWorker({
     ...workerOptions,
     tools,

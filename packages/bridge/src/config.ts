@@ -37,6 +37,8 @@ const ToolFields = {
   queueShards: z.number().int().min(1).max(64).optional(),
   /** 2026-07-28, `optional` tools: wait this long for the result before answering with the task (ms). */
   inlineWaitMs: z.number().int().min(0).optional(),
+  /** Principals (globs) who see and may call the tool; default everyone. */
+  allow: z.array(z.string().min(1)).min(1, 'must list at least one principal (or leave allow out)').optional(),
 };
 
 /** A tool run by a job of an existing BullMQ queue. */

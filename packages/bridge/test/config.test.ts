@@ -77,6 +77,19 @@ describe('bridge config', () => {
       'tools[0].inlineWaitMs: Too small: expected number to be >=0',
     ]);
   });
+
+  it("takes a tool's allow list (principal globs) and names the path of an empty one", () => {
+    const config = loadBridgeConfig(yaml);
+    const tool = config.tools[0] as Record<string, unknown>;
+    expect(loadBridgeConfig(`${yaml}    allow: ["team-a/*", alice]\n`).tools[0]?.allow).toEqual(['team-a/*', 'alice']);
+    expect(config.tools[0]?.allow).toBeUndefined();
+    expect(problems({ ...config, tools: [{ ...tool, allow: [] }] })).toEqual([
+      'tools[0].allow: must list at least one principal (or leave allow out)',
+    ]);
+    expect(problems({ ...config, tools: [{ ...tool, allow: ['ok', ''] }] })).toEqual([
+      'tools[0].allow[1]: Too small: expected string to have >=1 characters',
+    ]);
+  });
 });
 
 describe('bridge mapping', () => {

@@ -21,6 +21,14 @@ describe('bridge config: queueShards', () => {
     expect(parseBridgeConfig(config()).tools[0]?.queueShards).toBeUndefined();
   });
 
+  it("takes a server's queue shard count and names the path of a bad one", () => {
+    const servers = (queueShards: unknown) => ({
+      servers: [{ name: 'everything', stdio: { command: 'mcp-server-everything' }, queueShards }],
+    });
+    expect(parseBridgeConfig(servers(4)).servers[0]?.queueShards).toBe(4);
+    expect(() => parseBridgeConfig(servers(0))).toThrow(/servers\[0\]\.queueShards: /);
+  });
+
   it('names the path of a shard count that is not a whole number from 1 to 64', () => {
     for (const bad of [0, 65, 1.5, 'three']) {
       let problems: readonly string[] = [];

@@ -3,12 +3,15 @@ import { toCatalogEntry } from '@taskgate/worker';
 import { describe, expect, it } from 'vitest';
 import { loadBridgeConfig } from '../src/config.js';
 import { upstreamToolDefinitions } from '../src/upstream/upstream-catalog.js';
+import type { UpstreamPool } from '../src/upstream/upstream-pool.js';
+import { upstreamReadDefinitions } from '../src/upstream/upstream-reads.js';
 
 const config = loadBridgeConfig(`
 servers:
   - name: everything
     http: { url: http://127.0.0.1:3001/mcp }
     inlineWaitMs: 1000
+    queueShards: 3
     allow: ["team-a/*", alice]
     tools:
       exclude: ["*-env"]
@@ -41,7 +44,7 @@ describe('upstream tools as taskgate tools', () => {
 
   it('publishes the selected tools under the prefix, on the server queue, with the overrides', () => {
     expect(definitions.map((definition) => definition.name)).toEqual(['everything_slow', 'everything_research']);
-    const [slow, research] = definitions.map(toCatalogEntry);
+    const [slow, research] = definitions.map((definition) => toCatalogEntry(definition));
     expect(slow).toEqual({
       tool: {
         name: 'everything_slow',
@@ -54,6 +57,7 @@ describe('upstream tools as taskgate tools', () => {
         execution: { taskSupport: 'required' },
       },
       queue: 'upstream.everything',
+      queueShards: 3,
       attempts: 1,
       inlineWaitMs: 1000,
       allow: ['team-a/*', 'alice'],
@@ -75,5 +79,26 @@ describe('upstream tools as taskgate tools', () => {
       noopLogger,
     );
     expect(plain?.crashReruns).toBe(0);
+  });
+
+  it("gives the server's resources, templates and prompts its allow list", () => {
+    const reads = upstreamReadDefinitions(
+      server,
+      {
+        resources: [{ uri: 'demo://a', name: 'a' }],
+        templates: [{ uriTemplate: 'demo://t/{id}', name: 't' }],
+        prompts: [{ name: 'p' }],
+      },
+      // Never asked: nothing is read here.
+      undefined as unknown as UpstreamPool,
+      noopLogger,
+    );
+    expect(reads.resources.map((definition) => [definition.kind, definition.allow])).toEqual([
+      ['resource', ['team-a/*', 'alice']],
+      ['resourceTemplate', ['team-a/*', 'alice']],
+    ]);
+    expect(reads.prompts.map((definition) => [definition.prompt.name, definition.allow])).toEqual([
+      ['everything_p', ['team-a/*', 'alice']],
+    ]);
   });
 });

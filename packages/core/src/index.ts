@@ -25,6 +25,7 @@ export { CeleryHandOffs, type HandOffState } from './bridge/celery-hand-offs.js'
 export { type CeleryMeta, CeleryResults } from './bridge/celery-results.js';
 export { type UpstreamCallRecord, UpstreamCalls } from './bridge/upstream-calls.js';
 export { UpstreamSnapshots } from './bridge/upstream-snapshots.js';
+export { type Allowed, visibleTo } from './catalog/allow-list.js';
 export { announceListChanged, Catalog, type CatalogOptions } from './catalog/catalog.js';
 export {
   OfferingCatalog,
@@ -108,6 +109,7 @@ export { awaitReplicas } from './redis/replication.js';
 export { ScriptCode } from './redis/script-codes.js';
 export { ensureScriptsLoaded, loadScriptSource, SCRIPT_KEY_COUNTS, type ScriptName } from './redis/scripts.js';
 export { DirectCalls, type DirectCallsOptions } from './sessions/direct-calls.js';
+export { ResourceInterest, type ResourceInterestOptions } from './sessions/resource-interest.js';
 export {
   announceResourceUpdated,
   ResourceSubscriptions,

@@ -41,14 +41,40 @@ describe('OfferingCatalog', () => {
   it('resolves a URI to its static resource first, then to the first template describing it', async () => {
     const offered = catalog();
     await offered.register(offerings);
-    expect(await offered.resolve('test://a')).toEqual({ kind: 'resource', entry: offerings.resources[1] });
-    expect(await offered.resolve('test://items/42')).toEqual({
+    expect(await offered.resolve('test://a', undefined)).toEqual({ kind: 'resource', entry: offerings.resources[1] });
+    expect(await offered.resolve('test://items/42', undefined)).toEqual({
       kind: 'template',
       entry: offerings.templates[0],
       variables: { id: '42' },
     });
-    expect(await offered.resolve('test://other/x')).toMatchObject({ kind: 'template', variables: { path: 'other/x' } });
-    expect(await offered.resolve('nope://x')).toBeUndefined();
+    expect(await offered.resolve('test://other/x', undefined)).toMatchObject({
+      kind: 'template',
+      variables: { path: 'other/x' },
+    });
+    expect(await offered.resolve('nope://x', undefined)).toBeUndefined();
+  });
+
+  it('passes over the entries a principal may not see, as if they were absent', async () => {
+    const offered = catalog();
+    const hidden: Offerings = {
+      resources: [{ resource: { uri: 'test://items/7', name: 'seven' }, queue: 'reads.3', allow: ['team-a/*'] }],
+      templates: [
+        {
+          template: { uriTemplate: 'test://items/{id}', name: 'item' },
+          queue: 'reads.3',
+          completable: [],
+          allow: ['bob'],
+        },
+      ],
+      prompts: [],
+    };
+    await offered.register(hidden);
+    const seven = await offered.resolve('test://items/7', 'team-a/alice');
+    expect(seven).toEqual({ kind: 'resource', entry: hidden.resources[0] });
+    // Bob may not see the resource but may use the template that also describes its URI.
+    expect(await offered.resolve('test://items/7', 'bob')).toMatchObject({ kind: 'template', variables: { id: '7' } });
+    expect(await offered.resolve('test://items/7', 'carol')).toBeUndefined();
+    expect(await offered.resolve('test://items/7', undefined)).toBeUndefined();
   });
 
   it('drops entries whose workers stopped announcing them, and keeps those still heartbeating', async () => {
@@ -61,7 +87,7 @@ describe('OfferingCatalog', () => {
     }
     expect((await offered.resources.list()).map((entry) => entry.resource.uri)).toEqual(['test://b']);
     expect(await offered.templates.list()).toEqual([]);
-    expect(await offered.resolve('test://items/1')).toBeUndefined();
+    expect(await offered.resolve('test://items/1', undefined)).toBeUndefined();
     expect(await offered.prompts.get('greet')).toBeDefined();
   });
 

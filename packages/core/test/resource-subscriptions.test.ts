@@ -1,6 +1,13 @@
 import { useRedis } from '@taskgate/test-harness';
 import { describe, expect, it } from 'vitest';
-import { announceResourceUpdated, EventBus, Keys, ResourceSubscriptions, SessionStore } from '../src/index.js';
+import {
+  announceResourceUpdated,
+  EventBus,
+  Keys,
+  ResourceInterest,
+  ResourceSubscriptions,
+  SessionStore,
+} from '../src/index.js';
 import { waitFor } from './support.js';
 
 describe('ResourceSubscriptions', () => {
@@ -28,6 +35,27 @@ describe('ResourceSubscriptions', () => {
     expect(await subscriptions.list(a.sessionId)).toEqual(['test://items/1']);
     // The session record itself is untouched by its subscription fields.
     expect(await sessions.get(a.sessionId)).toMatchObject({ sessionId: a.sessionId, protocolVersion: '2025-11-25' });
+  });
+
+  it('keeps the URIs some session listens to across sessions, until the last one leaves or lapses', async () => {
+    const { connection, keys, subscriptions } = setup();
+    const interest = new ResourceInterest({ redis: connection, keys });
+    await subscriptions.subscribe('session-a', 'test://watched');
+    await subscriptions.subscribe('session-b', 'test://watched');
+    await subscriptions.subscribe('session-b', 'test://other');
+    expect(await interest.uris()).toEqual(new Set(['test://watched', 'test://other']));
+    await subscriptions.unsubscribe('session-a', 'test://watched');
+    expect(await interest.uris()).toEqual(new Set(['test://watched', 'test://other']));
+    await subscriptions.unsubscribe('session-b', 'test://watched');
+    expect(await interest.uris()).toEqual(new Set(['test://other']));
+    // A session that ends without unsubscribing stops counting when its idle expiry passes.
+    await interest.add('session-c', 'test://brief', 50);
+    expect((await interest.uris()).has('test://brief')).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await interest.uris()).toEqual(new Set(['test://other']));
+    // Session ids are not in Redis in clear.
+    const members = await connection.zrange(keys.resourceInterest(), 0, -1);
+    expect(members.join()).not.toContain('session-b');
   });
 
   it('ends the subscriptions with the session', async () => {

@@ -35,7 +35,7 @@ import { type AnyToolDefinition, toCatalogEntry } from './define-tool.js';
 import { LiveTools } from './live-tools.js';
 import { type OpsServer, startOpsServer } from './ops-server.js';
 import { toolError } from './outcome.js';
-import { planQueues, type QueuePlan } from './queue-plan.js';
+import { type LaterQueue, planLaterQueues, planQueues, type QueuePlan } from './queue-plan.js';
 import { type AnyResourceDefinition, createReadServer } from './read-server.js';
 import { RecordedFailure, type RunnerDeps, type RunningJob, runJob } from './run-job.js';
 import { DEFAULT_SHARD_RETIRE_AFTER_MS, queuesToConsume } from './shard-history.js';
@@ -74,9 +74,9 @@ export interface CreateWorkerOptions {
   readonly prompts?: readonly AnyPromptDefinition[];
   /**
    * Queues consumed besides those of `tools`, for tools found at run time and published with `publishTools`
-   * (an upstream MCP server's): per queue the jobs one process runs at once.
+   * (an upstream MCP server's): per queue the jobs one process runs at once and its shards.
    */
-  readonly laterQueues?: readonly { readonly queue: string; readonly concurrency: number }[];
+  readonly laterQueues?: readonly LaterQueue[];
   /** Read queues consumed besides those of `resources` and `prompts`, for offerings published with `publishReads`. */
   readonly laterReadQueues?: readonly string[];
   /** Resource reads, prompt gets and completions one process runs at once (default 16). */
@@ -168,13 +168,7 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
   if (!Number.isInteger(defaultShards) || defaultShards < 1 || defaultShards > MAX_QUEUE_SHARDS) {
     throw new TaskgateError('INVALID_CONFIG', `queueShards must be a whole number from 1 to 64, got ${defaultShards}`);
   }
-  // Queues of tools found at run time (an upstream MCP server's) are not sharded.
-  const later = (options.laterQueues ?? []).map((plan) => ({
-    queue: plan.queue,
-    shards: 1,
-    tools: [],
-    concurrency: plan.concurrency,
-  }));
+  const later = planLaterQueues(options.laterQueues ?? []);
   // A worker may serve only resources and prompts, or tools found later; planQueues insists on tools otherwise.
   const plans = [
     ...((offersReads || later.length > 0) && options.tools.length === 0

@@ -8,7 +8,7 @@ import {
   PromptSchema,
 } from '@taskgate/protocol';
 import { z } from 'zod';
-import { checkCompleters } from './define-resource.js';
+import { allowOf, checkCompleters } from './define-resource.js';
 import type { Completer, ReadContext } from './read-context.js';
 
 /** What a prompt's `get` returns: one user message's text, the messages, or a whole `GetPromptResult`. */
@@ -30,6 +30,8 @@ export interface PromptConfig<A extends z.ZodObject> {
   readonly complete?: Readonly<Record<string, Completer>>;
   /** BullMQ queue its gets run on; default: the worker's shared read queue. */
   readonly queue?: string;
+  /** Principals (globs, e.g. `team-a/*`) who may list and get it; default everyone. */
+  readonly allow?: readonly string[];
 }
 
 /** A validated prompt, ready for `createWorker`. */
@@ -38,6 +40,7 @@ export interface PromptDefinition<A extends z.ZodObject = z.ZodObject> {
   readonly prompt: Prompt;
   readonly arguments: A;
   readonly queue?: string;
+  readonly allow?: readonly string[];
   readonly complete: Readonly<Record<string, Completer>>;
   // A method (not a property): definitions with different argument types then fit AnyPromptDefinition.
   get(args: z.output<A>, ctx: ReadContext): PromptReturn | Promise<PromptReturn>;
@@ -101,6 +104,7 @@ export function definePrompt<A extends z.ZodObject = z.ZodObject<Record<string, 
     prompt: wire.data,
     arguments: schema,
     ...(config.queue !== undefined && { queue: config.queue }),
+    ...allowOf(`prompt '${name}'`, config.allow),
     complete: checkCompleters(
       `prompt '${name}'`,
       config.complete,
@@ -112,5 +116,10 @@ export function definePrompt<A extends z.ZodObject = z.ZodObject<Record<string, 
 
 /** The catalog entry of a prompt, its gets going to `queue` unless it names its own. */
 export function toPromptEntry(def: AnyPromptDefinition, queue: string): PromptEntry {
-  return { prompt: def.prompt, queue: def.queue ?? queue, completable: Object.keys(def.complete) };
+  return {
+    prompt: def.prompt,
+    queue: def.queue ?? queue,
+    completable: Object.keys(def.complete),
+    ...(def.allow !== undefined && { allow: def.allow }),
+  };
 }

@@ -53,6 +53,8 @@ interface Described {
    * worker (reads are short; one queue means one connection).
    */
   readonly queue?: string;
+  /** Principals (globs, e.g. `team-a/*`) who may list and read it; default everyone. */
+  readonly allow?: readonly string[];
 }
 
 /** What `defineResource` takes. */
@@ -77,6 +79,7 @@ export interface ResourceDefinition {
   readonly kind: 'resource';
   readonly resource: Resource;
   readonly queue?: string;
+  readonly allow?: readonly string[];
   read(ctx: ResourceReadContext): ResourceReturn | Promise<ResourceReturn>;
 }
 
@@ -86,6 +89,7 @@ export interface ResourceTemplateDefinition {
   readonly template: ResourceTemplate;
   readonly parsed: UriTemplate;
   readonly queue?: string;
+  readonly allow?: readonly string[];
   readonly complete: Readonly<Record<string, Completer>>;
   read(variables: UriVariables, ctx: ResourceReadContext): ResourceReturn | Promise<ResourceReturn>;
 }
@@ -114,6 +118,15 @@ function described(what: string, config: Described): Omit<Resource, 'uri'> {
     ...(config.icons !== undefined && { icons: [...config.icons] }),
     ...(config.annotations !== undefined && { annotations: config.annotations }),
   };
+}
+
+/** A checked copy of an offering's `allow` (principal globs), or nothing when it has none. */
+export function allowOf(what: string, allow: readonly string[] | undefined): { allow?: readonly string[] } {
+  if (allow === undefined) return {};
+  if (!Array.isArray(allow) || allow.length === 0 || allow.some((glob) => typeof glob !== 'string' || glob === '')) {
+    throw invalid(what, 'allow must be a non-empty list of non-empty principal globs');
+  }
+  return { allow: Object.freeze([...allow]) };
 }
 
 /** Checks that every completer names one of `names`. */
@@ -150,6 +163,7 @@ export function defineResource(config: ResourceConfig): ResourceDefinition {
     kind: 'resource' as const,
     resource: wire.data,
     ...(config.queue !== undefined && { queue: config.queue }),
+    ...allowOf(what, config.allow),
     read: config.read,
   });
 }
@@ -174,6 +188,7 @@ export function defineResourceTemplate(config: ResourceTemplateConfig): Resource
     template: wire.data,
     parsed,
     ...(config.queue !== undefined && { queue: config.queue }),
+    ...allowOf(what, config.allow),
     complete: checkCompleters(what, config.complete, parsed.variables),
     read: config.read,
   });
@@ -181,10 +196,15 @@ export function defineResourceTemplate(config: ResourceTemplateConfig): Resource
 
 /** The catalog entry of a resource, its reads going to `queue` unless it names its own. */
 export function toResourceEntry(def: ResourceDefinition, queue: string): ResourceEntry {
-  return { resource: def.resource, queue: def.queue ?? queue };
+  return { resource: def.resource, queue: def.queue ?? queue, ...(def.allow !== undefined && { allow: def.allow }) };
 }
 
 /** The catalog entry of a resource template. */
 export function toTemplateEntry(def: ResourceTemplateDefinition, queue: string): ResourceTemplateEntry {
-  return { template: def.template, queue: def.queue ?? queue, completable: Object.keys(def.complete) };
+  return {
+    template: def.template,
+    queue: def.queue ?? queue,
+    completable: Object.keys(def.complete),
+    ...(def.allow !== undefined && { allow: def.allow }),
+  };
 }

@@ -1,4 +1,4 @@
-import { TaskgateError } from '@taskgate/core';
+import { MAX_QUEUE_SHARDS, TaskgateError } from '@taskgate/core';
 import type { AnyToolDefinition, RateLimit } from './define-tool.js';
 
 /** One BullMQ worker to start: a queue and the options BullMQ applies to the whole queue. */
@@ -10,6 +10,24 @@ export interface QueuePlan {
   /** Jobs of the queue this process runs at once: the largest concurrency of its tools. */
   readonly concurrency: number;
   readonly rateLimit?: RateLimit;
+}
+
+/** A queue for tools found at run time (an upstream MCP server's): its concurrency and shards (default 1). */
+export interface LaterQueue {
+  readonly queue: string;
+  readonly concurrency: number;
+  readonly shards?: number;
+}
+
+/** The plans of queues whose tools come later; the tools published on one must say its `queueShards`. */
+export function planLaterQueues(later: readonly LaterQueue[]): QueuePlan[] {
+  return later.map((plan) => {
+    const shards = plan.shards ?? 1;
+    if (!Number.isInteger(shards) || shards < 1 || shards > MAX_QUEUE_SHARDS) {
+      throw new TaskgateError('INVALID_CONFIG', `queue ${plan.queue}: shards must be 1 to 64, got ${shards}`);
+    }
+    return { queue: plan.queue, shards, tools: [], concurrency: plan.concurrency };
+  });
 }
 
 /**

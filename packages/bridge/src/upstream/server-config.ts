@@ -36,6 +36,8 @@ export const ServerSchema = z
     taskSupport: z.enum(['optional', 'required', 'forbidden']).default('optional'),
     inlineWaitMs: z.number().int().min(0).optional(),
     concurrency: z.number().int().min(1).default(10),
+    /** Shards of the server's taskgate queue (default: TASKGATE_QUEUE_SHARDS), as a tool's queueShards. */
+    queueShards: z.number().int().min(1).max(64).optional(),
     processes: z.number().int().min(1).optional(),
     timeoutMs: z.number().int().min(1).default(3_600_000),
     allow: z.array(z.string().min(1)).min(1, 'must list at least one principal (or leave allow out)').optional(),

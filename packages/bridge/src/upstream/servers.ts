@@ -1,5 +1,12 @@
 import type { Tool as UpstreamTool } from '@modelcontextprotocol/sdk/types.js';
-import { errorMessage, type Keys, type Logger, UpstreamCalls, UpstreamSnapshots } from '@taskgate/core';
+import {
+  errorMessage,
+  type Keys,
+  type Logger,
+  ResourceInterest,
+  UpstreamCalls,
+  UpstreamSnapshots,
+} from '@taskgate/core';
 import type { TaskgateWorker } from '@taskgate/worker';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
@@ -9,6 +16,7 @@ import { listAllTools, upstreamRunsTasks, upstreamToolDefinitions } from './upst
 import { UpstreamMetrics } from './upstream-metrics.js';
 import { UpstreamPool } from './upstream-pool.js';
 import { listAllReads, upstreamReadDefinitions } from './upstream-reads.js';
+import { UpstreamSubscriptions } from './upstream-subscriptions.js';
 
 /** How long the last tool list of a server is kept for a bridge that starts while it is down (ms). */
 const SNAPSHOT_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -19,12 +27,14 @@ export interface UpstreamServersOptions {
   readonly keys: Keys;
   readonly registry: Registry;
   readonly logger: Logger;
+  /** Shards of a server's queue when it does not say (`queueShards`): the bridge's TASKGATE_QUEUE_SHARDS. */
+  readonly defaultShards?: number;
 }
 
 /** The upstream MCP servers of a bridge: their sessions, their tools in the catalog, their calls. */
 export interface UpstreamServers {
-  /** The queues their tools' jobs go to, one per server, with its `concurrency`. */
-  readonly queues: readonly { readonly queue: string; readonly concurrency: number }[];
+  /** The queues their tools' jobs go to, one per server, with its `concurrency` and shards. */
+  readonly queues: readonly { readonly queue: string; readonly concurrency: number; readonly shards: number }[];
   /** The queues of their resource reads and prompt gets, one per server. */
   readonly readQueues: readonly string[];
   /** Starts the servers and publishes their tools through `worker` (its `ready` resolved). */
@@ -41,13 +51,26 @@ export function createUpstreamServers(options: UpstreamServersOptions): Upstream
   const metrics = new UpstreamMetrics(options.registry);
   const calls = new UpstreamCalls({ redis: options.redis, keys: options.keys });
   const snapshots = new UpstreamSnapshots({ redis: options.redis, keys: options.keys });
+  const interest = new ResourceInterest({ redis: options.redis, keys: options.keys });
   let worker: TaskgateWorker | undefined;
+  // Each server with its shard count settled, so its queue and every tool published on it agree.
+  const servers = options.servers.map((server) => ({
+    ...server,
+    queueShards: server.queueShards ?? options.defaultShards ?? 1,
+  }));
 
-  const entries = options.servers.map((server) => {
+  const entries = servers.map((server) => {
     let refreshing: Promise<void> | undefined;
     let again = false;
     const pool: UpstreamPool = new UpstreamPool(server, { logger, metrics, onToolsChanged: () => refresh() });
     const deps = { server, pool, calls, metrics };
+    const subscriptions = new UpstreamSubscriptions({
+      name: server.name,
+      pool,
+      interest,
+      announce: async (uri) => worker?.resourceUpdated(uri),
+      logger,
+    });
     const publish = async (tools: readonly UpstreamTool[], asTask: (tool: UpstreamTool) => boolean) => {
       const definitions = upstreamToolDefinitions(
         server,
@@ -65,7 +88,9 @@ export function createUpstreamServers(options: UpstreamServersOptions): Upstream
       const tools = await listAllTools(control.client);
       await snapshots.save(server.name, tools, SNAPSHOT_TTL_MS);
       const count = await publish(tools, (tool) => upstreamRunsTasks(control.client, tool));
-      const reads = upstreamReadDefinitions(server, await listAllReads(control.client), pool, logger);
+      const listed = await listAllReads(control.client);
+      subscriptions.offer(listed);
+      const reads = upstreamReadDefinitions(server, listed, pool, logger);
       await worker.publishReads(`upstream:${server.name}`, reads.resources, reads.prompts);
       logger.info(
         { server: server.name, tools: count, resources: reads.resources.length, prompts: reads.prompts.length },
@@ -96,15 +121,22 @@ export function createUpstreamServers(options: UpstreamServersOptions): Upstream
       const count = await publish(tools, support);
       logger.warn({ server: server.name, tools: count }, 'upstream down: its last listed tools are published');
     };
-    return { server, pool, fromSnapshot };
+    return { server, pool, subscriptions, fromSnapshot };
   });
 
   return {
-    queues: options.servers.map((server) => ({ queue: `upstream.${server.name}`, concurrency: server.concurrency })),
-    readQueues: options.servers.map((server) => `upstream-reads.${server.name}`),
+    queues: servers.map((server) => ({
+      queue: `upstream.${server.name}`,
+      concurrency: server.concurrency,
+      shards: server.queueShards,
+    })),
+    readQueues: servers.map((server) => `upstream-reads.${server.name}`),
     async start(started: TaskgateWorker): Promise<void> {
       worker = started;
-      for (const { pool } of entries) pool.start();
+      for (const { pool, subscriptions } of entries) {
+        pool.start();
+        subscriptions.start();
+      }
       await Promise.all(
         entries.map(({ server, fromSnapshot }) =>
           fromSnapshot().catch((error: unknown) =>
@@ -115,6 +147,7 @@ export function createUpstreamServers(options: UpstreamServersOptions): Upstream
     },
     states: () => Object.fromEntries(entries.map(({ server, pool }) => [server.name, pool.up ? 'up' : 'down'])),
     async close(): Promise<void> {
+      for (const { subscriptions } of entries) subscriptions.close();
       await Promise.all(entries.map(({ pool }) => pool.close()));
     },
   };

@@ -87,6 +87,7 @@ export function upstreamToolDefinitions(
         taskSupport: override.taskSupport ?? server.taskSupport,
         ...(tool.annotations !== undefined && { annotations: tool.annotations }),
         queue: `upstream.${server.name}`,
+        ...(server.queueShards !== undefined && { queueShards: server.queueShards }),
         attempts: 1,
         retryOnCrash: task ? RESUMES : (override.retryOnCrash ?? false),
         concurrency: server.concurrency,

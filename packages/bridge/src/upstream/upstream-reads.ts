@@ -91,6 +91,7 @@ function described(server: UpstreamServerConfig, item: UpstreamResource | Upstre
     ...(item.description !== undefined && { description: item.description }),
     ...(item.mimeType !== undefined && { mimeType: item.mimeType }),
     queue: `upstream-reads.${server.name}`,
+    ...(server.allow !== undefined && { allow: server.allow }),
   };
 }
 
@@ -154,6 +155,7 @@ export function upstreamReadDefinitions(
           ...(prompt.description !== undefined && { description: prompt.description }),
           arguments: z.object(shape),
           queue: `upstream-reads.${server.name}`,
+          ...(server.allow !== undefined && { allow: server.allow }),
           get: (args, ctx) =>
             onUpstream(pool, async (client) => {
               const result = await client.getPrompt(

@@ -1,6 +1,7 @@
 import type { Prompt, Resource, ResourceTemplate } from '@taskgate/protocol';
 import type { Redis } from 'ioredis';
 import type { Keys } from '../redis/keys.js';
+import { type Allowed, visibleTo } from './allow-list.js';
 import { Catalog } from './catalog.js';
 import { UriTemplate, type UriVariables } from './uri-template.js';
 
@@ -8,6 +9,8 @@ import { UriTemplate, type UriVariables } from './uri-template.js';
 export interface ResourceEntry {
   readonly resource: Resource;
   readonly queue: string;
+  /** Principals (globs) who may list and read it; absent: everyone. */
+  readonly allow?: readonly string[];
 }
 
 /** A resource template as workers publish it; `completable` names the variables with completions. */
@@ -15,6 +18,8 @@ export interface ResourceTemplateEntry {
   readonly template: ResourceTemplate;
   readonly queue: string;
   readonly completable: readonly string[];
+  /** Principals (globs) who may list it and read its URIs; absent: everyone. */
+  readonly allow?: readonly string[];
 }
 
 /** A prompt as workers publish it; `completable` names the arguments with completions. */
@@ -22,6 +27,8 @@ export interface PromptEntry {
   readonly prompt: Prompt;
   readonly queue: string;
   readonly completable: readonly string[];
+  /** Principals (globs) who may list and get it; absent: everyone. */
+  readonly allow?: readonly string[];
 }
 
 /** Everything besides tools that one worker offers. */
@@ -94,12 +101,15 @@ export class OfferingCatalog {
 
   /**
    * The entry that reads `uri`: the static resource with exactly that URI, else the first live template (in
-   * URI-template order) that describes it; undefined when none does.
+   * URI-template order) that describes it; undefined when none does. Entries hidden from `principal` (their
+   * `allow`; undefined: a caller without one) are passed over as if absent.
    */
-  async resolve(uri: string): Promise<ResolvedResource | undefined> {
+  async resolve(uri: string, principal: string | undefined): Promise<ResolvedResource | undefined> {
+    const seen = (entry: Allowed): boolean => visibleTo(entry, principal);
     const entry = await this.resources.get(uri);
-    if (entry !== undefined) return { kind: 'resource', entry };
+    if (entry !== undefined && seen(entry)) return { kind: 'resource', entry };
     for (const template of await this.templates.list()) {
+      if (!seen(template)) continue;
       const variables = this.#template(template.template.uriTemplate)?.match(uri);
       if (variables !== undefined) return { kind: 'template', entry: template, variables };
     }

@@ -228,6 +228,11 @@ export class Keys {
     return `${this.prefix}:ch:resource-updated`;
   }
 
+  /** Sorted set of resource subscriptions across sessions: `<uri>\n<session digest>` → expiry (ms). */
+  resourceInterest(): string {
+    return `${this.prefix}:resource-interest`;
+  }
+
   /** Pub/sub channel that tells a session's GET stream its resource subscriptions changed. */
   sessionSubscriptionsChannel(sessionId: string): string {
     return `${this.sessionChannelOf(Keys.slotTag(sessionId), Keys.digest(sessionId))}:subs`;

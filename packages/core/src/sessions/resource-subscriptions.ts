@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { shardPublishCommand } from '../redis/connection.js';
 import { Keys } from '../redis/keys.js';
+import { ResourceInterest } from './resource-interest.js';
 
 /** Hash fields of a session that hold its resource subscriptions: `sub:{uri}`. */
 const FIELD_PREFIX = 'sub:';
@@ -21,16 +22,22 @@ export class ResourceSubscriptions {
   readonly #redis: Redis;
   readonly #keys: Keys;
   readonly #idleTtlMs: number;
+  readonly #interest: ResourceInterest;
 
   constructor(options: ResourceSubscriptionsOptions) {
     this.#redis = options.redis;
     this.#keys = options.keys ?? new Keys();
     this.#idleTtlMs = options.idleTtlMs;
+    this.#interest = new ResourceInterest({ redis: this.#redis, keys: this.#keys });
   }
 
-  /** Adds `uri` to the session's subscriptions (idempotent). */
+  /**
+   * Adds `uri` to the session's subscriptions (idempotent), and to the interest across sessions (another hash
+   * slot, so a command of its own) that tells a bridge to subscribe upstream.
+   */
   async subscribe(sessionId: string, uri: string): Promise<void> {
     const key = this.#keys.session(sessionId);
+    await this.#interest.add(sessionId, uri, this.#idleTtlMs);
     await this.#redis
       .multi()
       .hset(key, `${FIELD_PREFIX}${uri}`, '1')
@@ -41,12 +48,26 @@ export class ResourceSubscriptions {
 
   /** Removes `uri` from the session's subscriptions; false when it was not subscribed. */
   async unsubscribe(sessionId: string, uri: string): Promise<boolean> {
+    await this.#interest.remove(sessionId, uri);
     const replies = await this.#redis
       .multi()
       .hdel(this.#keys.session(sessionId), `${FIELD_PREFIX}${uri}`)
       [shardPublishCommand(this.#redis)](this.#keys.sessionSubscriptionsChannel(sessionId), 'changed')
       .exec();
     return replies?.[0]?.[1] === 1;
+  }
+
+  /**
+   * Records that a stream without a session (2026-07-28 `subscriptions/listen`) listens to `uri` for the next
+   * `ttlMs`; the stream renews it while it is open.
+   */
+  async listen(listenerId: string, uri: string, ttlMs: number): Promise<void> {
+    await this.#interest.add(listenerId, uri, ttlMs);
+  }
+
+  /** Forgets what `listen` recorded (the stream ended). */
+  async unlisten(listenerId: string, uri: string): Promise<void> {
+    await this.#interest.remove(listenerId, uri);
   }
 
   /** The URIs the session is subscribed to. */

@@ -1,3 +1,4 @@
+import { visibleTo } from '@taskgate/core';
 import { type ClientRequestParams, ProtocolError } from '@taskgate/protocol';
 import type { Call, Outcome } from './context.js';
 import type { OfferingReadServices } from './prompts.js';
@@ -16,7 +17,7 @@ export async function completionComplete(
   const { offerings } = ctx.services;
   const entry =
     ref.type === 'ref/prompt' ? await offerings.prompts.get(ref.name) : await offerings.templates.get(ref.uri);
-  if (entry === undefined) {
+  if (entry === undefined || !visibleTo(entry, ctx.principal)) {
     throw ProtocolError.invalidParams(
       ref.type === 'ref/prompt'
         ? `Unknown prompt: '${ref.name}'. Call prompts/list to see the prompts.`

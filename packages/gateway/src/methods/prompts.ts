@@ -1,4 +1,4 @@
-import type { ListCursorCodec, OfferingCatalog } from '@taskgate/core';
+import { type ListCursorCodec, type OfferingCatalog, visibleTo } from '@taskgate/core';
 import { type ClientRequestParams, ProtocolError } from '@taskgate/protocol';
 import { catalogPage } from './catalog-page.js';
 import type { Call, Outcome } from './context.js';
@@ -16,7 +16,7 @@ export interface OfferingReadServices extends ReadServices {
   readonly offerings: OfferingCatalog;
 }
 
-/** `prompts/list`: the prompts workers offer, sorted by name, a page at a time. */
+/** `prompts/list`: the prompts workers offer that the caller may see (`allow`), sorted by name, a page at a time. */
 export async function promptsList(
   ctx: Call<OfferingListServices>,
   params: ClientRequestParams<'prompts/list'>,
@@ -25,7 +25,7 @@ export async function promptsList(
   const page = catalogPage(
     toolCursors,
     'prompts/list',
-    await offerings.prompts.list(),
+    (await offerings.prompts.list()).filter((entry) => visibleTo(entry, ctx.principal)),
     (entry) => entry.prompt.name,
     options.toolsPageSize,
     params?.cursor,
@@ -45,7 +45,7 @@ export async function promptsGet(
   params: ClientRequestParams<'prompts/get'>,
 ): Promise<Outcome> {
   const entry = await ctx.services.offerings.prompts.get(params.name);
-  if (entry === undefined) {
+  if (entry === undefined || !visibleTo(entry, ctx.principal)) {
     throw ProtocolError.invalidParams(`Unknown prompt: '${params.name}'. Call prompts/list to see the prompts.`);
   }
   const read = { method: 'prompts/get' as const, name: params.name, arguments: params.arguments ?? {} };

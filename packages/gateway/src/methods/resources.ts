@@ -1,4 +1,4 @@
-import type { OfferingCatalog, ResourceSubscriptions } from '@taskgate/core';
+import { type OfferingCatalog, type ResourceSubscriptions, visibleTo } from '@taskgate/core';
 import { type ClientRequestParams, ErrorCode, ProtocolError } from '@taskgate/protocol';
 import { catalogPage } from './catalog-page.js';
 import type { Call, Outcome } from './context.js';
@@ -24,7 +24,7 @@ function resourceNotFound(uri: string): ProtocolError {
   );
 }
 
-/** `resources/list`: the static resources workers offer, sorted by URI, a page at a time. */
+/** `resources/list`: the static resources workers offer that the caller may see (`allow`), sorted by URI, a page at a time. */
 export async function resourcesList(
   ctx: Call<OfferingListServices>,
   params: ClientRequestParams<'resources/list'>,
@@ -33,7 +33,7 @@ export async function resourcesList(
   const page = catalogPage(
     toolCursors,
     'resources/list',
-    await offerings.resources.list(),
+    (await offerings.resources.list()).filter((entry) => visibleTo(entry, ctx.principal)),
     (entry) => entry.resource.uri,
     options.toolsPageSize,
     params?.cursor,
@@ -47,7 +47,7 @@ export async function resourcesList(
   };
 }
 
-/** `resources/templates/list`: the resource templates workers offer, sorted by URI template. */
+/** `resources/templates/list`: the resource templates workers offer that the caller may see, sorted by URI template. */
 export async function resourceTemplatesList(
   ctx: Call<OfferingListServices>,
   params: ClientRequestParams<'resources/templates/list'>,
@@ -56,7 +56,7 @@ export async function resourceTemplatesList(
   const page = catalogPage(
     toolCursors,
     'resources/templates/list',
-    await offerings.templates.list(),
+    (await offerings.templates.list()).filter((entry) => visibleTo(entry, ctx.principal)),
     (entry) => entry.template.uriTemplate,
     options.toolsPageSize,
     params?.cursor,
@@ -72,14 +72,14 @@ export async function resourceTemplatesList(
 
 /**
  * `resources/read`: the static resource with that URI, else the first template describing it; a worker of
- * its read queue reads it. -32002 when no live worker offers the URI.
+ * its read queue reads it. -32002 when no live worker offers the URI to the caller (`allow`).
  */
 export async function resourcesRead(
   ctx: Call<OfferingReadServices>,
   params: ClientRequestParams<'resources/read'>,
 ): Promise<Outcome> {
   const { uri } = params;
-  const resolved = await ctx.services.offerings.resolve(uri);
+  const resolved = await ctx.services.offerings.resolve(uri, ctx.principal);
   if (resolved === undefined) throw resourceNotFound(uri);
   const read =
     resolved.kind === 'resource'
@@ -98,7 +98,7 @@ export async function resourcesSubscribe(
   params: ClientRequestParams<'resources/subscribe'>,
 ): Promise<Outcome> {
   const { services, session } = ctx;
-  if ((await services.offerings.resolve(params.uri)) === undefined) throw resourceNotFound(params.uri);
+  if ((await services.offerings.resolve(params.uri, ctx.principal)) === undefined) throw resourceNotFound(params.uri);
   const current = await services.subscriptions.list(session.sessionId);
   if (!current.includes(params.uri) && current.length >= MAX_SUBSCRIPTIONS_PER_SESSION) {
     throw ProtocolError.invalidParams(

@@ -1,4 +1,11 @@
-import type { CatalogEntry, DirectCalls, StoredTask, TaskStore, ToolCatalog } from '@taskgate/core';
+import {
+  type CatalogEntry,
+  type DirectCalls,
+  type StoredTask,
+  type TaskStore,
+  type ToolCatalog,
+  visibleTo,
+} from '@taskgate/core';
 import { ErrorCode, type ProgressToken, ProtocolError, TASKS_EXTENSION } from '@taskgate/protocol';
 import type { ArgumentValidator } from './argument-validator.js';
 import type { Call, Outcome } from './context.js';
@@ -49,7 +56,8 @@ export interface ToolCall {
 export async function toolsCall(ctx: Call<ToolsCallServices>, params: ToolCall): Promise<Outcome> {
   const { services } = ctx;
   const entry = await services.catalog.get(params.name);
-  if (entry === undefined) {
+  // A tool hidden from the caller (`allow`) is refused exactly as an unknown one: its existence is not told.
+  if (entry === undefined || !visibleTo(entry, ctx.principal)) {
     throw ProtocolError.invalidParams(`Unknown tool: '${params.name}'. Call tools/list to see the available tools.`);
   }
   if (params.resume !== undefined) {

@@ -1,4 +1,4 @@
-import type { ListCursorCodec, ToolCatalog } from '@taskgate/core';
+import { type ListCursorCodec, type ToolCatalog, visibleTo } from '@taskgate/core';
 import type { ClientRequestParams } from '@taskgate/protocol';
 import { catalogPage } from './catalog-page.js';
 import type { Call, Outcome } from './context.js';
@@ -11,8 +11,9 @@ export interface ToolsListServices {
 }
 
 /**
- * `tools/list`: the live catalog entries, sorted by name, a page at a time (TOOL-1: each carries its
- * `execution.taskSupport`). Cursors are signed keyset positions, so any gateway continues any listing.
+ * `tools/list`: the live catalog entries the caller may see (`allow`), sorted by name, a page at a time
+ * (TOOL-1: each carries its `execution.taskSupport`). Cursors are signed keyset positions, so any gateway
+ * continues any listing.
  */
 export async function toolsList(
   ctx: Call<ToolsListServices>,
@@ -22,7 +23,7 @@ export async function toolsList(
   const page = catalogPage(
     toolCursors,
     'tools/list',
-    await catalog.list(),
+    (await catalog.list()).filter((entry) => visibleTo(entry, ctx.principal)),
     (entry) => entry.tool.name,
     options.toolsPageSize,
     params?.cursor,

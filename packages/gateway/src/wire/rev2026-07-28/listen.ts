@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { CatalogKind } from '@taskgate/core';
 import { META_SUBSCRIPTION_ID, type RequestId } from '@taskgate/protocol';
 import type { Response } from 'express';
@@ -15,6 +16,8 @@ const FILTERS: readonly { readonly flag: string; readonly kind: CatalogKind; rea
 
 /** Most resource URIs and task ids one listen stream may follow. */
 const MAX_FOLLOWED = 100;
+/** How long a listen stream's interest in its resources lasts unless renewed (ms); renewed at a third of it. */
+const INTEREST_TTL_MS = 30_000;
 
 const strings = (value: unknown): string[] =>
   Array.isArray(value)
@@ -66,6 +69,7 @@ export async function listen(ctx: StatelessContext, res: Response, id: RequestId
       : [services.bus.onResourceUpdated((uri) => uris.has(uri) && notify('notifications/resources/updated', { uri }))]),
     ...tasks.map((task) => services.bus.onTaskChange(task.taskId, taskNews(task.taskId))),
   ]);
+  const stopInterest = await holdInterest(ctx, uris);
   const acknowledged: Record<string, unknown> = Object.fromEntries(honoured.map((filter) => [filter.flag, true]));
   if (uris.size > 0) acknowledged.resourceSubscriptions = [...uris];
   if (tasks.length > 0) acknowledged.taskIds = tasks.map((task) => task.taskId);
@@ -77,5 +81,27 @@ export async function listen(ctx: StatelessContext, res: Response, id: RequestId
   // Then each followed task as it is now: what changed before the stream opened is not lost to the client.
   for (const task of tasks) taskNews(task.taskId)();
   if (stream.isOpen) await new Promise<void>((resolve) => stream.signal.addEventListener('abort', () => resolve()));
-  await Promise.all(unsubscribes.map((unsubscribe) => unsubscribe().catch(() => {})));
+  await Promise.all([...unsubscribes, stopInterest].map((unsubscribe) => unsubscribe().catch(() => {})));
+}
+
+/**
+ * Tells the bridges which of the stream's resources someone listens to (those the caller may read), so that
+ * an upstream server's resource is subscribed upstream while the stream is open. Resolves with its end.
+ */
+async function holdInterest(ctx: StatelessContext, uris: ReadonlySet<string>): Promise<() => Promise<void>> {
+  const { subscriptions, offerings } = ctx.services;
+  const readable = await Promise.all(
+    [...uris].map(async (uri) => ((await offerings.resolve(uri, ctx.principal)) === undefined ? [] : [uri])),
+  );
+  const held = readable.flat();
+  if (held.length === 0) return async () => {};
+  const listener = `listen.${randomBytes(12).toString('base64url')}`;
+  const renew = () => Promise.all(held.map((uri) => subscriptions.listen(listener, uri, INTEREST_TTL_MS)));
+  await renew();
+  const timer = setInterval(() => void renew().catch(() => {}), INTEREST_TTL_MS / 3);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await Promise.all(held.map((uri) => subscriptions.unlisten(listener, uri)));
+  };
 }
