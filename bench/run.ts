@@ -17,6 +17,7 @@ import { ProcessSet } from './lib/processes.js';
 import { profilesIn, renderTop, topSelfTime } from './lib/profile.js';
 import { info } from './lib/redis-stats.js';
 import { type BenchResults, buildRows, renderTable, sanityProblems } from './lib/report.js';
+import { buildCapacityRows, gbPerMillionTasks, renderCapacityTable } from './lib/report-capacity.js';
 import { buildShardRows, renderShardTable, type ShardRow } from './lib/report-shards.js';
 import { startAnchor } from './systems/anchor.js';
 import { startBullmq } from './systems/bullmq.js';
@@ -131,7 +132,7 @@ async function runAll(config: BenchConfig, processes: ProcessSet): Promise<{ res
   await anchor?.process.stop();
   if (config.only.has('e') && bullmq !== undefined) {
     say(`e. Redis cost per task (${config.costTasks} tasks at 50 in flight)`);
-    const tg = await runRedisCost(taskgate.lean, taskgate.redis, config.costTasks);
+    const tg = await runRedisCost(taskgate.lean, taskgate.redis, config.costTasks, taskgate.redisServer.pid);
     const bq = await runRedisCost(bullmq.subject, bullmq.redis, config.costTasks);
     results.e = { taskgate: tg, bullmq: bq };
     if (fastmcp !== undefined) {
@@ -209,8 +210,10 @@ async function main(): Promise<number> {
     const rows = buildRows(results);
     const shardRows: ShardRow[] =
       results.f === undefined ? [] : buildShardRows(results.f.single, results.f.cluster, results.f.sharded);
+    const capacityRows = buildCapacityRows(results);
     const tables = [
       ...(rows.length > 0 ? [renderTable(rows)] : []),
+      ...(capacityRows.length > 0 ? [renderCapacityTable(capacityRows, gbPerMillionTasks(results))] : []),
       ...(results.f === undefined ? [] : [renderShardTable(shardRows, results.f.cluster)]),
     ];
     const cpu = cpus();
@@ -251,6 +254,7 @@ async function main(): Promise<number> {
       config: { ...config, only: [...config.only] },
       results,
       rows,
+      ...(capacityRows.length > 0 && { capacityRows }),
       ...(shardRows.length > 0 && { shardRows }),
       ...(profiles.length > 0 && { profiles }),
       problems,

@@ -55,6 +55,7 @@ export class LeanSubject implements Subject {
     readonly pids: readonly number[],
     readonly wait: WaitMode = 'block',
     readonly maxInFlight?: number,
+    readonly roles?: Readonly<Record<string, readonly number[]>>,
   ) {
     const parsed = new URL(url);
     this.#path = parsed.pathname;

@@ -42,6 +42,8 @@ export interface LoadResult extends LatencySummary {
   readonly serverCpuMs?: number;
   /** CPU time per operation (ms) of the bench process, which runs the clients. */
   readonly clientCpuMs?: number;
+  /** CPU time per operation (ms) of each kind of serving process (`LoadOptions.roles`), when asked for. */
+  readonly roleCpuMs?: Readonly<Record<string, number>>;
 }
 
 export interface LoadOptions {
@@ -56,6 +58,8 @@ export interface LoadOptions {
   readonly slowMs?: number;
   /** Serving processes whose CPU time to account per operation. */
   readonly pids?: readonly number[];
+  /** The serving processes by kind (gateway, worker, redis), each kind's CPU time accounted on its own. */
+  readonly roles?: Readonly<Record<string, readonly number[]>>;
 }
 
 /**
@@ -69,6 +73,9 @@ export async function closedLoop(options: LoadOptions): Promise<LoadResult> {
   let firstError: unknown;
   const pids = options.pids ?? [];
   const cpu0 = pids.reduce((sum, pid) => sum + cpuMs(pid), 0);
+  const roles = Object.entries(options.roles ?? {});
+  const cpuOf = (rolePids: readonly number[]): number => rolePids.reduce((sum, pid) => sum + cpuMs(pid), 0);
+  const roleCpu0 = roles.map(([, rolePids]) => cpuOf(rolePids));
   const client0 = process.cpuUsage();
   const begin = performance.now();
   const deadline = begin + options.maxMs;
@@ -104,6 +111,11 @@ export async function closedLoop(options: LoadOptions): Promise<LoadResult> {
     ...(pids.length > 0 && {
       serverCpuMs: (pids.reduce((sum, pid) => sum + cpuMs(pid), 0) - cpu0) / ops,
       clientCpuMs: (client.user + client.system) / 1000 / ops,
+    }),
+    ...(roles.length > 0 && {
+      roleCpuMs: Object.fromEntries(
+        roles.map(([role, rolePids], i) => [role, (cpuOf(rolePids) - (roleCpu0[i] ?? 0)) / ops]),
+      ),
     }),
   };
 }

@@ -15,6 +15,8 @@ export interface Subject {
   readonly maxInFlight?: number | undefined;
   /** Processes that serve it (servers, workers, Redis), for CPU accounting. */
   readonly pids: readonly number[];
+  /** The same processes by kind (gateway, worker, redis), where the capacity table wants each one's CPU. */
+  readonly roles?: Readonly<Record<string, readonly number[]>> | undefined;
   close(): Promise<void>;
 }
 
@@ -47,6 +49,7 @@ export class McpSubject implements Subject {
     readonly name: string,
     readonly url: string,
     readonly pids: readonly number[],
+    readonly roles?: Readonly<Record<string, readonly number[]>>,
   ) {}
 
   async prepare(sessions: number): Promise<void> {

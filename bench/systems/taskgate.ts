@@ -99,9 +99,14 @@ export async function startTaskgateProcesses(
     url = `${proxy.origin}/mcp`;
   }
   const pids = [...gateways, ...workers].map((proc) => proc.pid);
-  const subject = new McpSubject(name, url, [...pids, ...redisPids]);
+  const roles = {
+    gateway: gateways.map((proc) => proc.pid),
+    worker: workers.map((proc) => proc.pid),
+    redis: redisPids,
+  };
+  const subject = new McpSubject(name, url, [...pids, ...redisPids], roles);
   processes.add(`${name} clients`, () => subject.close());
-  const lean = new LeanSubject(name, url, [...pids, ...redisPids]);
+  const lean = new LeanSubject(name, url, [...pids, ...redisPids], 'block', undefined, roles);
   processes.add(`${name} lean client`, () => lean.destroy());
   return { cursorSecret, gateways, gatewayUrls, workers, url, subject, lean };
 }

@@ -22,6 +22,7 @@ async function measure(subject: Subject, level: LoadLevel, config: BenchConfig):
     run: (lane) => subject.run(lane),
     slowMs: SDK_POLL_INTERVAL_MS,
     pids: subject.pids,
+    ...(subject.roles !== undefined && { roles: subject.roles }),
   });
 }
 

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { cpuMs } from '../lib/proc-stats.js';
 import {
   callsDelta,
   commandCalls,
@@ -29,6 +30,11 @@ export interface CostResult {
   /** The most frequent commands per task, top-level and from Lua. */
   readonly topLevelBreakdown: string;
   readonly luaBreakdown: string;
+  /**
+   * Commands the redis-server ran per second of its own CPU time during the plain pass (`redisPid` given): the
+   * rate one master sustains on one core, which the capacity table divides by the commands per task.
+   */
+  readonly commandsPerCpuSecond?: number;
 }
 
 const IN_FLIGHT = 50;
@@ -51,7 +57,12 @@ async function load(subject: Subject, tasks: number): Promise<number> {
  * first plain (INFO commandstats, memory and network deltas), then under MONITOR with half as many tasks, to
  * tell commands sent by clients from commands run inside Lua scripts.
  */
-export async function runRedisCost(subject: Subject, redis: Redis, tasks: number): Promise<CostResult> {
+export async function runRedisCost(
+  subject: Subject,
+  redis: Redis,
+  tasks: number,
+  redisPid?: number,
+): Promise<CostResult> {
   await subject.prepare(Math.ceil(IN_FLIGHT / 25));
   await load(subject, IN_FLIGHT * 2);
 
@@ -61,10 +72,13 @@ export async function runRedisCost(subject: Subject, redis: Redis, tasks: number
   const idleRate = (total(callsDelta(idle0, await commandCalls(redis))) / (performance.now() - idleStart)) * 1000;
 
   const [calls0, mem0, net0] = [await commandCalls(redis), await info(redis, 'memory'), await info(redis, 'stats')];
+  const redisCpu0 = redisPid === undefined ? 0 : cpuMs(redisPid);
   const elapsedMs = await load(subject, tasks);
+  const redisCpu = redisPid === undefined ? 0 : cpuMs(redisPid) - redisCpu0;
   await sleep(250);
   const [calls1, mem1, net1] = [await commandCalls(redis), await info(redis, 'memory'), await info(redis, 'stats')];
-  const commands = total(callsDelta(calls0, calls1)) - (idleRate * (elapsedMs + 250)) / 1000;
+  const ran = total(callsDelta(calls0, calls1));
+  const commands = ran - (idleRate * (elapsedMs + 250)) / 1000;
 
   const monitored = Math.max(50, Math.floor(tasks / 2));
   const monitor = await monitorCommands(redis);
@@ -83,5 +97,6 @@ export async function runRedisCost(subject: Subject, redis: Redis, tasks: number
     idleCommandsPerSecond: idleRate,
     topLevelBreakdown: topCounts(counts.topLevel, 12, monitored),
     luaBreakdown: topCounts(counts.lua, 12, monitored),
+    ...(redisCpu > 0 && { commandsPerCpuSecond: (ran / redisCpu) * 1000 }),
   };
 }

@@ -26,9 +26,21 @@ function newBatch(op: Batch['op'], channel: string): Batch {
 }
 
 interface Channel {
-  readonly listeners: Set<ChannelListener>;
+  /**
+   * Nearly always one (a task's waiters share one listener): an array made with its first element is a tenth
+   * of a Set's size, which counts with a subscription per waiting stream.
+   */
+  readonly listeners: ChannelListener[];
   /** Settles once Redis confirmed the SUBSCRIBE for this channel. */
   readonly subscribed: Promise<unknown>;
+}
+
+/** Removes `listener` from the channel's listeners; false when it was not there. */
+function removeListener(entry: Channel, listener: ChannelListener): boolean {
+  const index = entry.listeners.indexOf(listener);
+  if (index < 0) return false;
+  entry.listeners.splice(index, 1);
+  return true;
 }
 
 /**
@@ -97,18 +109,19 @@ export class EventBus {
       const subscribed = this.#isShard(channel)
         ? this.#subscriber.ssubscribe(channel)
         : this.#batched('subscribe', channel);
-      entry = { listeners: new Set(), subscribed };
+      entry = { listeners: [listener], subscribed };
       this.#channels.set(channel, entry);
       // Callers see a failed SUBSCRIBE through `await` below; this only keeps it from being unhandled.
       subscribed.catch(() => {});
+    } else if (!entry.listeners.includes(listener)) {
+      entry.listeners.push(listener);
     }
-    entry.listeners.add(listener);
     try {
       await entry.subscribed;
     } catch (error) {
       // A SUBSCRIBE that failed (e.g. retries exhausted during an outage) is not resent by ioredis: forget the
       // entry, or every later subscribe() to this channel would get the stale rejection and never be live.
-      entry.listeners.delete(listener);
+      removeListener(entry, listener);
       if (this.#channels.get(channel) === entry) this.#channels.delete(channel);
       throw error;
     }
@@ -197,7 +210,7 @@ export class EventBus {
 
   async #unsubscribe(channel: string, listener: ChannelListener): Promise<void> {
     const entry = this.#channels.get(channel);
-    if (entry === undefined || !entry.listeners.delete(listener) || entry.listeners.size > 0) return;
+    if (entry === undefined || !removeListener(entry, listener) || entry.listeners.length > 0) return;
     this.#channels.delete(channel);
     // Commands on one connection run in order: a later SUBSCRIBE to this channel still wins.
     if (this.#closed) return;

@@ -25,8 +25,9 @@ export function observeHttp(metrics: GatewayMetrics, mcpPath: string) {
       counted = true;
       metrics.httpRequest(req.method, route, res.headersSent ? res.statusCode : 499);
     };
-    res.once('finish', count);
-    res.once('close', count);
+    // 'close' follows 'finish' on every response, or comes alone when the client went away: one listener,
+    // added with `on` (the guard makes it once), spares the two wrappers `once` makes per request.
+    res.on('close', count);
     next();
   };
 }

@@ -1,7 +1,7 @@
 import { type EventBus, errorMessage, type OutboxEntry, type StoredTask, toTask } from '@taskgate/core';
 import { type OutboxRendering, outboxMessage } from '../messages/outbox-messages.js';
 import { HELD_LEASE_MS } from './connect-stream.js';
-import type { LoggedStream } from './logged-stream.js';
+import type { LoggedStream, StreamPart } from './logged-stream.js';
 import { OutboxRelay } from './outbox-relay.js';
 import type { SessionContext } from './stream-context.js';
 
@@ -54,8 +54,8 @@ function carriersOf(bus: EventBus): Set<Carrier> {
   return set;
 }
 
-/** One stream's hold on one task's outbox (see `carryOutbox`). */
-class Carrier implements OutboxCarrier {
+/** One stream's hold on one task's outbox (see `carryOutbox`); the stream's part for its heartbeats and end. */
+class Carrier implements OutboxCarrier, StreamPart {
   readonly #ctx: SessionContext;
   readonly #stream: LoggedStream;
   readonly #task: StoredTask;
@@ -95,11 +95,9 @@ class Carrier implements OutboxCarrier {
     // Subscribed before the first pass, so no announcement between the two is lost.
     this.#unsubscribe = await services.bus.onOutboxArrival(this.#task.taskId, this.#announced);
     carriersOf(services.bus).add(this);
-    this.#stream.onClose(() => this.#close());
-    this.#stream.refreshConnectionWith(() => this.#refresh());
-    this.#stream.onHeartbeat(() => this.#heartbeat());
+    this.#stream.attach(this);
     // The connection may have ended while we subscribed, its clean-ups run already.
-    if (!this.#stream.isOpen) return this.#close();
+    if (!this.#stream.isOpen) return this.close();
     await this.#pump(false);
   }
 
@@ -186,7 +184,7 @@ class Carrier implements OutboxCarrier {
    * At a heartbeat, while carrying: extends the carrier lease and the stream's connection lease in one
    * script. Resolves to whether the connection still holds the stream; undefined when not carrying.
    */
-  async #refresh(): Promise<boolean | undefined> {
+  async refreshConnection(): Promise<boolean | undefined> {
     if (!this.#carrying) return undefined;
     const { services } = this.#ctx;
     const { streamId, connectionId } = this.#stream;
@@ -197,11 +195,12 @@ class Carrier implements OutboxCarrier {
   }
 
   /** At a heartbeat, while not carrying: tries to become the carrier again. */
-  async #heartbeat(): Promise<void> {
+  async heartbeat(): Promise<void> {
     if (!this.#carrying) this.#run(false);
   }
 
-  async #close(): Promise<void> {
+  /** The connection ended: unsubscribes, and gives the carrier lease up unless the stream's end did. */
+  async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     carriersOf(this.#ctx.services.bus).delete(this);

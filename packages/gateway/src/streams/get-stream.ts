@@ -71,7 +71,7 @@ async function resumeTaskStream(
   await services.held.hold(held);
   await services.events.takeConnection(ids.streamId, ids.connectionId, HELD_LEASE_MS);
   const stream = connectStream(services, res, ids, state.kind, ctx.logger);
-  services.held.dropWhenClosed(held, stream.closed());
+  services.held.dropWhenClosed(held, stream);
   const replayed = await stream.replay(entryId);
   ctx.logger.debug({ stream: ids.streamId, kind: state.kind, replayed }, 'stream resumed');
   if (state.done) {

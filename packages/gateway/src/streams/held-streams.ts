@@ -6,6 +6,7 @@ import {
   type Logger,
   type TaskDelivery,
 } from '@taskgate/core';
+import type { LoggedStream } from './logged-stream.js';
 import type { StreamRegistry } from './stream-registry.js';
 
 export interface HeldStreamsOptions {
@@ -62,9 +63,9 @@ export class HeldStreams {
     await this.#o.registry.hold(stream);
   }
 
-  /** Forgets a stream once its connection ended and gave its leases up (`closed`). */
-  dropWhenClosed(stream: HeldStream, closed: Promise<unknown>): void {
-    void closed.then(() => this.#o.registry.drop(stream)).catch(() => {});
+  /** Forgets a stream once its connection ended and gave its leases up. */
+  dropWhenClosed(held: HeldStream, stream: LoggedStream): void {
+    stream.afterClose(() => void this.#o.registry.drop(held).catch(() => {}));
   }
 
   /** One beat, and the release of every dead process's streams. Never rejects. */

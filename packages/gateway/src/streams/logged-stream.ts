@@ -15,6 +15,22 @@ export interface FeedEvent {
   readonly data: string;
 }
 
+/**
+ * What a part of a stream (a task's outbox carrier) does at the stream's heartbeats and end: one object
+ * attached per stream instead of a closure per hook, which thousands of waiting streams would each hold.
+ */
+export interface StreamPart {
+  /**
+   * Extends the connection lease along with a lease of its own in one script: resolves to whether this
+   * connection still holds the stream, or undefined when it did not extend the lease this time.
+   */
+  refreshConnection(): Promise<boolean | undefined>;
+  /** Runs at every heartbeat while the connection is open; must not reject. */
+  heartbeat(): Promise<unknown>;
+  /** Runs when the connection ends, before the hooks of `onClose` and before the connection lease is given up. */
+  close(): Promise<unknown>;
+}
+
 /** The status notifications of the session's feed after `after`, up to `upTo` included, oldest first. */
 export type FeedEvents = (after: string, upTo: string) => Promise<readonly FeedEvent[]>;
 
@@ -36,9 +52,12 @@ export class LoggedStream {
   readonly #log: EventLog;
   readonly #leaseMs: number;
   readonly #logger: Logger;
-  readonly #cleanups: (() => Promise<unknown>)[] = [];
-  readonly #heartbeats: (() => Promise<unknown>)[] = [];
-  #connectionRefresh: (() => Promise<boolean | undefined>) | undefined;
+  /** Made at the first hook: most task streams have none (their carrier is a `StreamPart`). */
+  #cleanups: (() => Promise<unknown>)[] | undefined;
+  #heartbeats: (() => Promise<unknown>)[] | undefined;
+  #part: StreamPart | undefined;
+  /** Told once the connection ended and its leases were given up (see `afterClose`). */
+  #afterClose: (() => void) | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   #closed: Promise<void> | undefined;
   /** A session stream's positions, moved in queue order (so each event's id names where it stands). */
@@ -66,7 +85,14 @@ export class LoggedStream {
     this.#leaseMs = leaseMs;
     this.#logger = logger;
     this.#positions = positions === undefined ? undefined : { ...positions };
-    sse.signal.addEventListener('abort', () => void this.closed(), { once: true });
+    // The stream is its signal's listener itself (`handleEvent`): no closure per stream.
+    if (sse.signal.aborted) void this.closed();
+    else sse.signal.addEventListener('abort', this, { once: true });
+  }
+
+  /** The connection ended: the clean-up runs. */
+  handleEvent(): void {
+    void this.closed();
   }
 
   /** A session stream's feed position: the last feed entry it processed (after the writes queued so far). */
@@ -204,7 +230,7 @@ export class LoggedStream {
     if (this.#beatsLeft <= 0) {
       this.#beatsLeft = this.#refreshEvery;
       // A part that extends the connection lease along with its own (a carrier) saves a script per beat.
-      let held = await this.#connectionRefresh?.().catch(() => true);
+      let held = await this.#part?.refreshConnection().catch(() => true);
       // A session stream also keeps its log and state alive while connected: its status events log nothing.
       held ??= await (this.#positions === undefined
         ? this.#log.refreshConnection(this.streamId, this.connectionId, this.#leaseMs)
@@ -212,7 +238,8 @@ export class LoggedStream {
       ).catch(() => true);
       if (!held) return this.#lost();
     }
-    for (const beat of this.#heartbeats) {
+    await this.#part?.heartbeat();
+    for (const beat of this.#heartbeats ?? []) {
       await beat().catch((error: unknown) =>
         this.#logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'stream heartbeat failed'),
       );
@@ -229,17 +256,14 @@ export class LoggedStream {
     this.#beatsLeft = 1 + Math.floor(Math.random() * this.#refreshEvery);
   }
 
-  /**
-   * Lets `refresh` extend the connection lease at heartbeats, with a lease of its own in the same script:
-   * it resolves to whether this connection still holds the stream, or undefined when it did not extend the
-   * lease this time (the stream then does).
-   */
-  refreshConnectionWith(refresh: () => Promise<boolean | undefined>): void {
-    this.#connectionRefresh = refresh;
+  /** Attaches the stream's one part (see `StreamPart`): its lease refresh, heartbeat work and clean-up. */
+  attach(part: StreamPart): void {
+    this.#part = part;
   }
 
   /** Runs `beat` at every heartbeat while the connection is open. */
   onHeartbeat(beat: () => Promise<unknown>): void {
+    this.#heartbeats ??= [];
     this.#heartbeats.push(beat);
   }
 
@@ -250,7 +274,16 @@ export class LoggedStream {
 
   /** Runs `cleanup` when the connection ends, before the connection lease is given up (in registration order). */
   onClose(cleanup: () => Promise<unknown>): void {
+    this.#cleanups ??= [];
     this.#cleanups.push(cleanup);
+  }
+
+  /**
+   * Calls `done` once the connection ended and gave its leases up (a callback, not a promise held by every
+   * waiting stream from its start). Set once.
+   */
+  afterClose(done: () => void): void {
+    this.#afterClose = done;
   }
 
   /** Ends the connection from this side, with a `retry` hint when the stream is not over. */
@@ -265,12 +298,14 @@ export class LoggedStream {
         await new Promise((resolve) => this.signal.addEventListener('abort', resolve, { once: true }));
       }
       await this.#queue;
-      for (const cleanup of this.#cleanups.splice(0)) {
-        await cleanup().catch((error: unknown) =>
-          this.#logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'stream cleanup failed'),
-        );
-      }
+      const warn = (error: unknown): void =>
+        this.#logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'stream cleanup failed');
+      await this.#part?.close().catch(warn);
+      for (const cleanup of this.#cleanups?.splice(0) ?? []) await cleanup().catch(warn);
       if (!this.#released) await this.#log.releaseConnection(this.streamId, this.connectionId).catch(() => {});
+      const done = this.#afterClose;
+      this.#afterClose = undefined;
+      done?.();
     })();
     return this.#closed;
   }

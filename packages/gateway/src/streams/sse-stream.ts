@@ -1,11 +1,12 @@
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 
 export interface SseStreamOptions {
   /** Extra response headers. */
   readonly headers?: Readonly<Record<string, string>>;
   /**
-   * The caller writes an event at once (a priming event), which carries the headers out with it: they are not
-   * flushed on their own first (one socket write fewer per stream).
+   * The caller writes an event at once (a priming event): the headers leave in the same socket write (the
+   * socket is corked until the next tick), not in one of their own.
    */
   readonly headersWithFirstEvent?: boolean;
 }
@@ -16,6 +17,11 @@ export interface SseStreamOwner {
   heartbeat(): Promise<unknown>;
   /** Resolves once the clean-up after the connection's end ran (giving leases up). */
   closed(): Promise<unknown>;
+}
+
+/** Sends what a corked socket holds (the headers and the first event, in one write). */
+function uncork(socket: Socket): void {
+  socket.uncork();
 }
 
 /** The `reason` of every stream's signal. */
@@ -51,8 +57,16 @@ export class SseStream {
       'X-Accel-Buffering': 'no',
       ...options.headers,
     });
-    if (options.headersWithFirstEvent !== true) res.flushHeaders();
-    res.socket?.setNoDelay(true);
+    const socket = res.socket;
+    if (options.headersWithFirstEvent === true && socket !== null) {
+      socket.cork();
+      process.nextTick(uncork, socket);
+    }
+    // Flushed on their own, not prepended to the first event: Node keeps the header string for the response's
+    // life, and only a string written as it is gets flattened in place; built up header by header, it is a
+    // tree of about thirty concatenations (a kilobyte) that every waiting response would otherwise hold.
+    res.flushHeaders();
+    socket?.setNoDelay(true);
     // 'close' comes once: `on` spares the wrapper `once` makes.
     res.on('close', () => this.#closed());
     // The client may have gone before we got here, in which case 'close' fired already.

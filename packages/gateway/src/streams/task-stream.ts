@@ -55,7 +55,7 @@ export async function openTaskStream(
   await services.held.hold(held);
   await services.events.create(state, ids.connectionId, HELD_LEASE_MS);
   const stream = openTaskConnection(services, res, ids, target.kind, ctx.logger, understandsPriming(ctx.session));
-  services.held.dropWhenClosed(held, stream.closed());
+  services.held.dropWhenClosed(held, stream);
   return runTaskStream(ctx, stream, target);
 }
 

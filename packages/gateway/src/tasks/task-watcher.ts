@@ -59,8 +59,8 @@ class Waiter {
 /** The waiters of one task, and the one channel subscription they share. */
 class Watch {
   readonly taskId: string;
-  /** Nearly always one: an array is smaller than a Set. */
-  readonly waiters: Waiter[] = [];
+  /** Nearly always one: an array is smaller than a Set (made with its first waiter: an exact fit). */
+  waiters: Waiter[] = [];
   /** Receives the task channel's messages (one function per watched task). */
   readonly listener: (message: string) => void;
   readonly #release: (watch: Watch) => void;
@@ -74,6 +74,12 @@ class Watch {
     this.taskId = taskId;
     this.listener = (message) => onMessage(this, message);
     this.#release = release;
+  }
+
+  /** Adds a waiter: the first one makes an array of one, not one grown by `push` (room for 17). */
+  add(waiter: Waiter): void {
+    if (this.waiters.length === 0) this.waiters = [waiter];
+    else this.waiters.push(waiter);
   }
 
   /** Ends one waiter's wait. */
@@ -157,7 +163,7 @@ export class TaskWatcher {
         this.#watches.set(taskId, watch);
       }
       const waiter = new Waiter(watch, signal, resolve);
-      watch.waiters.push(waiter);
+      watch.add(waiter);
       signal.addEventListener('abort', waiter, { once: true });
       // A watch that exists already is subscribed (or about to be, and re-reads then): any change after the
       // caller's read reaches it. A new one subscribes, then re-reads.

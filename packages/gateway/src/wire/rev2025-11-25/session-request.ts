@@ -192,7 +192,8 @@ async function answer(services: GatewayServices, ctx: SessionCall, res: Response
   }
   if (release !== undefined) {
     if (res.destroyed) release();
-    else res.once('close', release);
+    // The release is idempotent: `on` spares the wrapper `once` makes for every waiting request.
+    else res.on('close', release);
   }
   const { task } = reply;
   // The stream may wait for hours: it keeps the session's context, not the request's.
