@@ -111,14 +111,12 @@ export class TaskStore {
     }
     const ttl = grantTtl(this.limits, input.requestedTtlMs);
     const kind = input.kind ?? 'task';
+    // Nothing derivable is stored: kind 'task' is the default, the session's feed and channel follow from its
+    // digest (createTask-3.lua).
     const extra = {
-      kind,
+      ...(kind !== 'task' && { kind }),
       ...(input.tool !== undefined && { tool: input.tool }),
-      ...(input.session !== undefined && {
-        session: Keys.digest(input.session),
-        notify: this.keys.sessionChannel(input.session),
-        feed: this.keys.sessionFeed(input.session),
-      }),
+      ...(input.session !== undefined && { session: Keys.digest(input.session) }),
       ...(input.progressToken !== undefined && { progressToken: JSON.stringify(input.progressToken) }),
       ...(input.wire !== undefined && { wire: input.wire }),
     };
