@@ -159,6 +159,43 @@ describe('TaskStore records', () => {
     expect(await s.outcome('dave', task.taskId)).toMatchObject({ outcome: { result: { content: [] } } });
   });
 
+  it("writes a first attempt's start with its finish, or late while it runs, without touching its status", async () => {
+    const s = store();
+    const started: number[] = [];
+    const observed = new TaskStore({
+      redis: redis.connect(),
+      keys: s.keys,
+      cursorSecret: 'x'.repeat(32),
+      observer: { started: (_task, attempt) => started.push(attempt) },
+    });
+    const short = await observed.create({ owner: 'erin', tool: 'echo' });
+    const ref = { taskId: short.taskId, ownerId: short.ownerId };
+    expect(await observed.live(ref)).toMatchObject({ ok: true, task: { status: 'working' } });
+    expect(await observed.live({ ...ref, ownerId: Keys.ownerId('mallory') })).toEqual({
+      ok: false,
+      reason: 'not_found',
+    });
+    expect((await observed.read(short.taskId))?.attempt).toBeUndefined();
+    await observed.finish(ref, { result: { content: [] } }, undefined, 5);
+    const finished = await observed.read(short.taskId);
+    expect(finished).toMatchObject({ status: 'completed', attempt: 1 });
+    expect(finished?.startedAt).toBe((finished?.lastUpdatedAt ?? 0) - 5);
+    expect(started).toEqual([1]);
+
+    const long = await observed.create({ owner: 'erin', tool: 'echo' });
+    const longRef = { taskId: long.taskId, ownerId: long.ownerId };
+    await observed.requireInput(longRef, 'need input');
+    const late = await observed.start(longRef, 1, 1200);
+    expect(late.ok && late.task.status).toBe('input_required');
+    const first = (await observed.read(long.taskId))?.startedAt;
+    expect(first).toBeLessThanOrEqual(Date.now() - 1000);
+    // A second late record of the same attempt keeps the first.
+    await observed.start(longRef, 1, 50);
+    expect((await observed.read(long.taskId))?.startedAt).toBe(first);
+    await observed.cancel('erin', long.taskId);
+    expect(await observed.live(longRef)).toEqual({ ok: false, reason: 'terminal', status: 'cancelled' });
+  });
+
   it('keeps no feed and publishes nothing on the channel of a session that never opened its GET stream', async () => {
     const s = store();
     const conn = redis.connect();

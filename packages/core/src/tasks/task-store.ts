@@ -283,11 +283,27 @@ export class TaskStore {
     return this.#finished(this.#transition('cancelTask', ref, ['', statusMessage, this.keys.cancelledChannel()]));
   }
 
-  /** A worker took the task's job: refused when the task is already terminal or gone (the job does nothing). */
-  async start(ref: TaskRef, attempt: number): Promise<TransitionResult> {
-    const result = await this.#transition('startTask', ref, [attempt]);
+  /**
+   * A worker took the task's job: refused when the task is already terminal or gone (the job does nothing).
+   * `runningForMs`: a late record of a first attempt that has run this long (see `live`); its status stays.
+   */
+  async start(ref: TaskRef, attempt: number, runningForMs?: number): Promise<TransitionResult> {
+    const late = runningForMs === undefined ? [] : [Math.max(0, Math.round(runningForMs))];
+    const result = await this.#transition('startTask', ref, [attempt], late);
     if (result.ok) this.#tell(() => this.#observer.started?.(result.task, attempt));
     return result;
+  }
+
+  /**
+   * Whether a first attempt may run: the task as `start` would refuse or accept it, with one read and no write.
+   * The attempt's start is recorded by its finish (`finish`'s `startedMsAgo`), or by `start` with `runningForMs`
+   * once it has run a while: a short task costs no start transition at all.
+   */
+  async live(ref: TaskRef): Promise<TransitionResult> {
+    const task = await this.read(ref.taskId);
+    if (task === undefined || task.ownerId !== ref.ownerId) return { ok: false, reason: 'not_found' };
+    if (isTerminalStatus(task.status)) return { ok: false, reason: 'terminal', status: task.status };
+    return { ok: true, task };
   }
 
   /** working → input_required (INP-1). */
@@ -308,13 +324,22 @@ export class TaskStore {
   /**
    * Stores the exact outcome and moves the task to `completed`, or to `failed` for a JSON-RPC error or an
    * `isError` result (ERR-4). A task that is terminal already (cancelled, CNL-3) keeps its state.
+   * `startedMsAgo`: a first attempt whose start is not recorded yet (see `live`) started this long ago.
    */
-  finish(ref: TaskRef, outcome: TaskOutcome, statusMessage?: string): Promise<TransitionResult> {
+  async finish(
+    ref: TaskRef,
+    outcome: TaskOutcome,
+    statusMessage?: string,
+    startedMsAgo?: number,
+  ): Promise<TransitionResult> {
     const failed = 'error' in outcome || outcome.result.isError === true;
     const message = statusMessage ?? (failed ? diagnosticMessage(outcome) : '');
-    return this.#finished(
-      this.#transition('finishTask', ref, [failed ? 'failed' : 'completed', JSON.stringify(outcome), message]),
+    const start = startedMsAgo === undefined ? [] : [Math.max(0, Math.round(startedMsAgo))];
+    const result = await this.#finished(
+      this.#transition('finishTask', ref, [failed ? 'failed' : 'completed', JSON.stringify(outcome), message], start),
     );
+    if (result.ok && start.length > 0) this.#tell(() => this.#observer.started?.(result.task, 1));
+    return result;
   }
 
   async #finished(transition: Promise<TransitionResult>): Promise<TransitionResult> {
@@ -331,10 +356,12 @@ export class TaskStore {
     }
   }
 
+  /** Runs a transition script; `after` follows the pod's name in ARGV (scripts that record a trail). */
   async #transition(
     name: 'startTask' | 'requireInput' | 'resumeTask' | 'setStatusMessage' | 'finishTask' | 'cancelTask',
     ref: TaskRef,
     args: (string | number)[],
+    after: (string | number)[] = [],
   ): Promise<TransitionResult> {
     const { taskId } = ref;
     if (ref.session !== undefined) this.#sessionKeys.remember(taskId, ref.session ?? undefined);
@@ -344,7 +371,7 @@ export class TaskStore {
       if (name === 'finishTask' || name === 'cancelTask') keys.push(this.keys.ownerActive(ref.ownerId));
       // Those a trail records take the pod's name last (includes/trail.lua).
       const pod = name === 'startTask' || name === 'finishTask' || name === 'cancelTask' ? [this.#pod] : [];
-      return this.#scripts.transition(name, keys, [taskId, ...args, ...pod]);
+      return this.#scripts.transition(name, keys, [taskId, ...args, ...pod, ...after]);
     });
     const ended = reply.kind === 'changed' && (name === 'finishTask' || name === 'cancelTask');
     if (ended || reply.kind === 'terminal' || reply.kind === 'not_found') this.#sessionKeys.forget(taskId);
