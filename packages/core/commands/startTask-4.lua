@@ -16,7 +16,7 @@
     ARGV[1] task id
     ARGV[2] attempt number (1-based)
     ARGV[3] the starting pod's name for the task's trail ('' or absent for none; see includes/trail)
-    ARGV[4] for a late record: how long ago the attempt started (ms); '' or absent otherwise
+    ARGV[4] for a late record: when the attempt started (unix ms, Redis clock); '' or absent otherwise
 
   Output:
     { 0, snapshot }     started
@@ -40,7 +40,7 @@ if isTerminal(task.status) then return { TERMINAL, task.status } end
 local now = nowMs()
 local late = ARGV[4] and ARGV[4] ~= ''
 if late and task.startedAt and task.attempt == ARGV[2] then return { OK, encodeSnapshot(ARGV[1], task) } end
-local fields = { attempt = ARGV[2], startedAt = tostring(now - (late and tonumber(ARGV[4]) or 0)) }
+local fields = { attempt = ARGV[2], startedAt = late and ARGV[4] or tostring(now) }
 if not late then fields.status = 'working' end
 trailStart(fields, task, ARGV[3])
 return changeTask(target, ARGV[1], task, fields, now)

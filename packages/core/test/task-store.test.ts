@@ -161,37 +161,43 @@ describe('TaskStore records', () => {
 
   it("writes a first attempt's start with its finish, or late while it runs, without touching its status", async () => {
     const s = store();
-    const started: number[] = [];
+    const started: [number, number | undefined][] = [];
     const observed = new TaskStore({
       redis: redis.connect(),
       keys: s.keys,
       cursorSecret: 'x'.repeat(32),
-      observer: { started: (_task, attempt) => started.push(attempt) },
+      observer: { started: (task, attempt) => started.push([attempt, task.startedAt]) },
     });
     const short = await observed.create({ owner: 'erin', tool: 'echo' });
     const ref = { taskId: short.taskId, ownerId: short.ownerId };
-    expect(await observed.live(ref)).toMatchObject({ ok: true, task: { status: 'working' } });
     expect(await observed.live({ ...ref, ownerId: Keys.ownerId('mallory') })).toEqual({
       ok: false,
       reason: 'not_found',
     });
+    const live = await observed.live(ref);
+    expect(live).toMatchObject({ ok: true, task: { status: 'working' }, startedAt: expect.any(Number) });
+    // The start is observed (the queue-wait metric) at once, and written nowhere yet.
+    expect(started).toEqual([[1, live.startedAt]]);
     expect((await observed.read(short.taskId))?.attempt).toBeUndefined();
-    await observed.finish(ref, { result: { content: [] } }, undefined, 5);
-    const finished = await observed.read(short.taskId);
-    expect(finished).toMatchObject({ status: 'completed', attempt: 1 });
-    expect(finished?.startedAt).toBe((finished?.lastUpdatedAt ?? 0) - 5);
-    expect(started).toEqual([1]);
+    await observed.finish(ref, { result: { content: [] } }, undefined, live.startedAt);
+    expect(await observed.read(short.taskId)).toMatchObject({
+      status: 'completed',
+      attempt: 1,
+      startedAt: live.startedAt,
+    });
+    expect(started).toHaveLength(1);
 
     const long = await observed.create({ owner: 'erin', tool: 'echo' });
     const longRef = { taskId: long.taskId, ownerId: long.ownerId };
+    const began = (await observed.live(longRef)).startedAt as number;
     await observed.requireInput(longRef, 'need input');
-    const late = await observed.start(longRef, 1, 1200);
+    const late = await observed.start(longRef, 1, began);
     expect(late.ok && late.task.status).toBe('input_required');
-    const first = (await observed.read(long.taskId))?.startedAt;
-    expect(first).toBeLessThanOrEqual(Date.now() - 1000);
-    // A second late record of the same attempt keeps the first.
-    await observed.start(longRef, 1, 50);
-    expect((await observed.read(long.taskId))?.startedAt).toBe(first);
+    expect(await observed.read(long.taskId)).toMatchObject({ attempt: 1, startedAt: began });
+    // A second late record of the same attempt keeps the first; neither is observed again.
+    await observed.start(longRef, 1, began + 50);
+    expect((await observed.read(long.taskId))?.startedAt).toBe(began);
+    expect(started).toHaveLength(2);
     await observed.cancel('erin', long.taskId);
     expect(await observed.live(longRef)).toEqual({ ok: false, reason: 'terminal', status: 'cancelled' });
   });

@@ -158,14 +158,14 @@ async function execute(deps: RunnerDeps, job: Job<ToolJobData>, token: string | 
   // Watched before the start reads the task's status, so a cancellation right after it is not missed.
   const unwatch = await deps.watch.watch(data.taskId, abort);
   // A first attempt only reads the task here; its start is written later (START_RECORDED_AFTER_MS).
-  const begun = performance.now();
   const first = attempt === 1;
-  const started = await (first ? deps.store.live(ref) : deps.store.start(ref, attempt)).catch(
-    async (error: unknown) => {
-      await unwatch();
-      throw error;
-    },
-  );
+  const started: Awaited<ReturnType<RunnerDeps['store']['live']>> = await (first
+    ? deps.store.live(ref)
+    : deps.store.start(ref, attempt)
+  ).catch(async (error: unknown) => {
+    await unwatch();
+    throw error;
+  });
   if (!started.ok) {
     trace.getActiveSpan()?.setAttribute('taskgate.skipped', String(started.reason));
     await unwatch();
@@ -178,18 +178,18 @@ async function execute(deps: RunnerDeps, job: Job<ToolJobData>, token: string | 
 
   deps.running.set(data.taskId, { abort });
   let timer: NodeJS.Timeout | undefined;
-  // The start of a first attempt not written yet: how long ago it began (then it is written along), or undefined.
-  let startUnwritten = first;
+  // The start of a first attempt not written yet (Redis clock, from `live`): written along with the next write.
+  let startUnwritten = started.startedAt;
   const unwrittenStart = (): number | undefined => {
-    if (!startUnwritten) return undefined;
-    startUnwritten = false;
-    return performance.now() - begun;
+    const startedAt = startUnwritten;
+    startUnwritten = undefined;
+    return startedAt;
   };
   const startTimer = first
     ? setTimeout(() => {
-        const runningFor = unwrittenStart();
-        if (runningFor === undefined) return;
-        deps.store.start(ref, 1, runningFor).catch((error: unknown) => {
+        const startedAt = unwrittenStart();
+        if (startedAt === undefined) return;
+        deps.store.start(ref, 1, startedAt).catch((error: unknown) => {
           logger.warn({ err: errorMessage(error) }, 'could not record the start of the execution');
         });
       }, START_RECORDED_AFTER_MS)
@@ -255,7 +255,7 @@ interface Conclusion {
   readonly spent: number;
   readonly budget: number;
   readonly logger: Logger;
-  /** A first attempt's start not written yet: how long ago it began (once; see START_RECORDED_AFTER_MS). */
+  /** A first attempt's start not written yet: when it began (once; see START_RECORDED_AFTER_MS). */
   readonly unwrittenStart: () => number | undefined;
 }
 
@@ -298,8 +298,8 @@ async function conclude(c: Conclusion): Promise<void> {
     const message = errorMessage(failure);
     logger.warn({ err: message }, 'attempt failed; BullMQ retries it');
     // The next attempt's start moves this one's to the trail's earlier starts: it must be written first.
-    const runningFor = c.unwrittenStart();
-    if (runningFor !== undefined) await deps.store.start(c.ref, 1, runningFor);
+    const startedAt = c.unwrittenStart();
+    if (startedAt !== undefined) await deps.store.start(c.ref, 1, startedAt);
     await deps.store.setStatusMessage(c.ref, `Attempt ${c.spent} of ${c.budget} failed: ${message}; retrying`);
     throw failure instanceof Error ? failure : new Error(message);
   }

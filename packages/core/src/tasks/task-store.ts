@@ -285,25 +285,29 @@ export class TaskStore {
 
   /**
    * A worker took the task's job: refused when the task is already terminal or gone (the job does nothing).
-   * `runningForMs`: a late record of a first attempt that has run this long (see `live`); its status stays.
+   * `startedAt`: the late record of a first attempt that began then (see `live`); its status stays.
    */
-  async start(ref: TaskRef, attempt: number, runningForMs?: number): Promise<TransitionResult> {
-    const late = runningForMs === undefined ? [] : [Math.max(0, Math.round(runningForMs))];
-    const result = await this.#transition('startTask', ref, [attempt], late);
-    if (result.ok) this.#tell(() => this.#observer.started?.(result.task, attempt));
+  async start(ref: TaskRef, attempt: number, startedAt?: number): Promise<TransitionResult> {
+    const result = await this.#transition('startTask', ref, [attempt], startedAt === undefined ? [] : [startedAt]);
+    // A late record's start was observed by `live` already.
+    if (result.ok && startedAt === undefined) this.#tell(() => this.#observer.started?.(result.task, attempt));
     return result;
   }
 
   /**
-   * Whether a first attempt may run: the task as `start` would refuse or accept it, with one read and no write.
-   * The attempt's start is recorded by its finish (`finish`'s `startedMsAgo`), or by `start` with `runningForMs`
-   * once it has run a while: a short task costs no start transition at all.
+   * Whether a first attempt may run: the task as `start` would refuse or accept it, with one read (and the
+   * Redis clock, in the same round trip) and no write. A live task's `startedAt` is now: the observer hears of
+   * the start here; the record gets it with the finish (`finish`'s `startedAt`), or from `start` with
+   * `startedAt` once the attempt has run a while. A short task costs no start transition at all.
    */
-  async live(ref: TaskRef): Promise<TransitionResult> {
-    const task = await this.read(ref.taskId);
+  async live(ref: TaskRef): Promise<TransitionResult & { readonly startedAt?: number }> {
+    const [task, [seconds, micros]] = await Promise.all([this.read(ref.taskId), this.#redis.time()]);
     if (task === undefined || task.ownerId !== ref.ownerId) return { ok: false, reason: 'not_found' };
     if (isTerminalStatus(task.status)) return { ok: false, reason: 'terminal', status: task.status };
-    return { ok: true, task };
+    const startedAt = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    const started = { ...task, attempt: 1, startedAt };
+    this.#tell(() => this.#observer.started?.(started, 1));
+    return { ok: true, task: started, startedAt };
   }
 
   /** working → input_required (INP-1). */
@@ -324,22 +328,15 @@ export class TaskStore {
   /**
    * Stores the exact outcome and moves the task to `completed`, or to `failed` for a JSON-RPC error or an
    * `isError` result (ERR-4). A task that is terminal already (cancelled, CNL-3) keeps its state.
-   * `startedMsAgo`: a first attempt whose start is not recorded yet (see `live`) started this long ago.
+   * `startedAt`: when a first attempt whose start is not recorded yet began (see `live`).
    */
-  async finish(
-    ref: TaskRef,
-    outcome: TaskOutcome,
-    statusMessage?: string,
-    startedMsAgo?: number,
-  ): Promise<TransitionResult> {
+  finish(ref: TaskRef, outcome: TaskOutcome, statusMessage?: string, startedAt?: number): Promise<TransitionResult> {
     const failed = 'error' in outcome || outcome.result.isError === true;
     const message = statusMessage ?? (failed ? diagnosticMessage(outcome) : '');
-    const start = startedMsAgo === undefined ? [] : [Math.max(0, Math.round(startedMsAgo))];
-    const result = await this.#finished(
+    const start = startedAt === undefined ? [] : [startedAt];
+    return this.#finished(
       this.#transition('finishTask', ref, [failed ? 'failed' : 'completed', JSON.stringify(outcome), message], start),
     );
-    if (result.ok && start.length > 0) this.#tell(() => this.#observer.started?.(result.task, 1));
-    return result;
   }
 
   async #finished(transition: Promise<TransitionResult>): Promise<TransitionResult> {
