@@ -202,7 +202,7 @@ function costRows(e: Record<string, CostResult>): Row[] {
   };
   return [
     row('e. Redis commands per task (commandstats, Lua-run included)', (c) => c.commandsPerTask, [
-      ['≤ BullMQ + 15', 'bullmq', (t, b) => t <= b + 15],
+      ['≤ BullMQ + 20', 'bullmq', (t, b) => t <= b + 20],
     ]),
     row('e. … of which sent by clients (MONITOR)', (c) => c.topLevelPerTask),
     row('e. Redis memory kept per task (bytes)', (c) => c.memoryBytesPerTask, [

@@ -33,10 +33,11 @@
 local expiresAt = redis.call('PEXPIRETIME', KEYS[1])
 if expiresAt < 0 then return { NOT_FOUND } end
 local target = { key = KEYS[1], feed = KEYS[5], notify = KEYS[6] }
-local record = redis.call('HMGET', KEYS[1], 'feed', 'notify', 'expiresAt', 'outboxLast')
-if not sessionKeysMatch(target, record[1], record[2]) then return { WRONG_SESSION_KEYS } end
-if record[4] then
-  local appendId, entryId = string.match(record[4], '^(%S+) (%S+)$')
+local record = redis.call('HMGET', KEYS[1], 'session', 'outboxLast', 'feed', 'notify')
+local feed, notify = sessionKeysOf(KEYS[1], record[1], record[3], record[4])
+if not sessionKeysMatch(target, feed, notify) then return { WRONG_SESSION_KEYS } end
+if record[2] then
+  local appendId, entryId = string.match(record[2], '^(%S+) (%S+)$')
   if appendId == ARGV[4] then return { OK, entryId } end
 end
 
@@ -45,6 +46,6 @@ redis.call('HSET', KEYS[1], 'outboxLast', ARGV[4] .. ' ' .. id)
 redis.call('PEXPIREAT', KEYS[2], expiresAt)
 redis.call(SHARD_PUBLISH, KEYS[4], id)
 if redis.call('EXISTS', KEYS[3]) == 0 then
-  appendFeed(target, record[1], record[3], 'o', ARGV[3], cjson.encode({ outbox = ARGV[3] }))
+  appendFeed(target, feed, expiresAt, 'o', ARGV[3], cjson.encode({ outbox = ARGV[3] }))
 end
 return { OK, id }

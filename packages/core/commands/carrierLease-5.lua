@@ -34,11 +34,12 @@ if ARGV[1] == 'refresh' then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
 local carrier = redis.call('GET', KEYS[1])
 if ARGV[1] == 'release' then
   if carrier ~= ARGV[2] then return { NOT_HELD } end
-  local record = redis.call('HMGET', KEYS[3], 'status', 'feed', 'notify', 'expiresAt')
+  local record = redis.call('HMGET', KEYS[3], 'status', 'session', 'createdAt', 'ttl', 'feed', 'notify', 'expiresAt')
   if record[1] and not isTerminal(record[1]) then
     local target = { key = KEYS[3], feed = KEYS[4], notify = KEYS[5] }
-    if not sessionKeysMatch(target, record[2], record[3]) then return { WRONG_SESSION_KEYS } end
-    appendFeed(target, record[2], record[4], 'o', ARGV[5], cjson.encode({ outbox = ARGV[5] }))
+    local feed, notify = sessionKeysOf(KEYS[3], record[2], record[5], record[6])
+    if not sessionKeysMatch(target, feed, notify) then return { WRONG_SESSION_KEYS } end
+    appendFeed(target, feed, expiryFrom(record[3], record[4], record[7]), 'o', ARGV[5], cjson.encode({ outbox = ARGV[5] }))
   end
   redis.call('DEL', KEYS[1])
   return { OK }

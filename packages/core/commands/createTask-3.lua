@@ -13,8 +13,8 @@
     ARGV[3] poll interval (ms, '' for none)
     ARGV[4] owner id (digest)
     ARGV[5] max non-terminal tasks per owner (0 = unlimited)
-    ARGV[6] JSON object of extra string fields (kind, session, notify = session channel, feed = session feed,
-            tool, progressToken)
+    ARGV[6] JSON object of extra string fields (kind when not 'task', session = the digest of its id: its feed
+            and channel are derived from it, see includes/target; tool, progressToken, wire)
     ARGV[7] '1' to list the task under its owner, '0' to keep it out of tasks/list (direct calls)
     ARGV[8] the creating pod's name for the task's trail ('' or absent for none; see includes/trail)
 
@@ -55,9 +55,11 @@ end
 
 local ttl = tonumber(ARGV[2])
 local expiresAt = now + ttl
+-- The record keeps no field it can derive (expiresAt = createdAt + ttl, the session's keys, kind 'task'): a
+-- smaller hash, and one that stays a listpack longer.
 local task = {
-  status = 'working', createdAt = tostring(now), lastUpdatedAt = tostring(now), ttl = ARGV[2],
-  expiresAt = tostring(expiresAt), owner = ARGV[4], version = '1'
+  status = 'working', createdAt = tostring(now), lastUpdatedAt = tostring(now), ttl = ARGV[2], owner = ARGV[4],
+  version = '1'
 }
 if ARGV[3] ~= '' then task.pollInterval = ARGV[3] end
 for field, value in pairs(extra) do task[field] = tostring(value) end

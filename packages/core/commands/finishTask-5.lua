@@ -14,6 +14,8 @@
     ARGV[3] outcome JSON: {"result": ...} or {"error": {...}}
     ARGV[4] status message ('' for none)
     ARGV[5] the finishing pod's name for the task's trail ('' or absent for none; see includes/trail)
+    ARGV[6] for a first attempt whose start is not recorded yet: when it started (unix ms, Redis clock),
+            recorded now with the finish (see startTask); '' or absent otherwise
 
   Output:
     { 0, snapshot }     finished
@@ -38,5 +40,10 @@ if ARGV[2] ~= 'completed' and ARGV[2] ~= 'failed' then return { ILLEGAL_TRANSITI
 redis.call('ZREM', KEYS[5], ARGV[1])
 local fields = { status = ARGV[2], outcome = ARGV[3] }
 if ARGV[4] ~= '' then fields.statusMessage = ARGV[4] end
+if ARGV[6] and ARGV[6] ~= '' and not task.startedAt then
+  fields.attempt = '1'
+  fields.startedAt = ARGV[6]
+  trailStart(fields, task, ARGV[5])
+end
 fields.fpod = trailPod(task, ARGV[5])
 return changeTask(target, ARGV[1], task, fields)

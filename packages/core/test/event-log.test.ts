@@ -1,6 +1,6 @@
 import { useRedis } from '@taskgate/test-harness';
 import { describe, expect, it } from 'vitest';
-import { EventLog, Keys, newSessionId, SessionFeed, TaskDelivery, TaskOutbox } from '../src/index.js';
+import { EventLog, Keys, newSessionId, SessionFeed, SessionStore, TaskDelivery, TaskOutbox } from '../src/index.js';
 import { Scripts } from '../src/redis/script-replies.js';
 import { makeStore } from './support.js';
 
@@ -197,9 +197,14 @@ describe('SSE event logs, task delivery and session feeds', () => {
 
   it('relays each outbox entry once across streams: the carrier while it holds the lease, else the GET stream', async () => {
     const { log, delivery, outbox, feed, store, keys, conn } = setup();
-    const session = newSessionId();
+    const sessions = new SessionStore({ redis: conn, keys, idleTtlMs: 60_000 });
+    const session = (await sessions.create({ protocolVersion: '2025-11-25', clientCapabilities: {} })).sessionId;
     const task = await store.create({ owner: session, session });
+    // Before the session's GET stream exists nobody could read its feed: nothing is written there.
+    await outbox.append(task.taskId, { type: 'progress', progress: 0 });
+    expect(await conn.exists(keys.sessionFeed(session))).toBe(0);
     const [getStream, resultStream] = [EventLog.newStreamId(session), EventLog.newStreamId(session)];
+    expect(await sessions.claimStream(session, getStream, 10_000)).toBe('ok');
     await log.create({ streamId: getStream, kind: 'session', session: 'd' }, 'g', 10_000);
     await log.create(
       { streamId: resultStream, kind: 'result', session: 'd', taskId: task.taskId, rpcId: 1 },

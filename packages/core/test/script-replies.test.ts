@@ -91,7 +91,10 @@ describe('typed scripts on Redis', () => {
     expect(await scripts.lease(['L'], ['refresh', 'b', 10_000])).toEqual({ kind: 'not_held' });
 
     const streamLease = (op: string, stream: string) =>
-      scripts.streamLease([keys.sessionStream('s'), keys.session('s')], [op, stream, 10_000, 60_000]);
+      scripts.streamLease(
+        [keys.sessionStream('s'), keys.session('s'), keys.sessionFeed('s')],
+        [op, stream, 10_000, 60_000],
+      );
     expect(await streamLease('claim', 'g1')).toEqual({ kind: 'not_found' });
     await conn.hset(keys.session('s'), 'owner', 'alice');
     expect(await streamLease('claim', 'g1')).toEqual({ kind: 'ok' });

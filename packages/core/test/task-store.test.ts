@@ -1,6 +1,6 @@
 import { useRedis } from '@taskgate/test-harness';
 import { describe, expect, it } from 'vitest';
-import { Keys, newSessionId, TaskStore } from '../src/index.js';
+import { Keys, newSessionId, SessionStore, TaskStore } from '../src/index.js';
 
 describe('TaskStore', () => {
   const redis = useRedis();
@@ -96,8 +96,14 @@ describe('TaskStore records', () => {
     const s = store();
     const conn = redis.connect();
     const subscriber = redis.connect();
-    // A session of alice's (its id carries her slot tag).
-    const session = newSessionId('alice');
+    // A session of alice's (its id carries her slot tag) whose GET stream is open: that makes its feed.
+    const sessions = new SessionStore({ redis: conn, keys: s.keys, idleTtlMs: 60_000 });
+    const { sessionId: session } = await sessions.create({
+      principal: 'alice',
+      protocolVersion: '2025-11-25',
+      clientCapabilities: {},
+    });
+    expect(await sessions.claimStream(session, 'stream-1', 10_000)).toBe('ok');
     const seen: [string, string][] = [];
     subscriber.on('pmessage', (_p: string, channel: string, message: string) => seen.push([channel, message]));
     await subscriber.psubscribe(`${redis.prefix}:*`);
@@ -119,5 +125,107 @@ describe('TaskStore records', () => {
     expect(seen).toHaveLength(6);
     const everything = JSON.stringify([seen, await conn.keys('*'), await conn.hgetall(s.keys.task(task.taskId))]);
     expect(everything).not.toContain(session);
+    // The feed has both changes after the marker its GET stream's lease made.
+    const feed = await conn.xrange(s.keys.sessionFeed(session), '-', '+');
+    expect(feed.map(([, fields]) => fields[0])).toEqual(['m', 's', 's']);
+  });
+
+  it('still runs the transitions of a record an earlier version wrote (feed, notify, expiresAt and kind stored)', async () => {
+    const s = store();
+    const conn = redis.connect();
+    const sessions = new SessionStore({ redis: conn, keys: s.keys, idleTtlMs: 60_000 });
+    const { sessionId: session } = await sessions.create({
+      principal: 'dave',
+      protocolVersion: '2025-11-25',
+      clientCapabilities: {},
+    });
+    expect(await sessions.claimStream(session, 'stream-1', 10_000)).toBe('ok');
+    const task = await s.create({ owner: 'dave', session, tool: 'echo' });
+    const key = s.keys.task(task.taskId);
+    const expiresAt = task.createdAt + task.ttl;
+    // The fields the earlier layout stored besides today's.
+    await conn.hset(key, {
+      kind: 'task',
+      expiresAt: String(expiresAt),
+      feed: s.keys.sessionFeed(session),
+      notify: s.keys.sessionChannel(session),
+    });
+    const ref = { taskId: task.taskId, ownerId: task.ownerId };
+    const done = await s.finish(ref, { result: { content: [] } });
+    expect(done.ok && done.task).toMatchObject({ status: 'completed', kind: 'task', session: Keys.digest(session) });
+    const feed = await conn.xrange(s.keys.sessionFeed(session), '-', '+');
+    expect(feed.map(([, fields]) => fields[0])).toEqual(['m', 's']);
+    expect(await conn.pexpiretime(s.keys.sessionFeed(session))).toBeGreaterThanOrEqual(expiresAt);
+    expect(await s.outcome('dave', task.taskId)).toMatchObject({ outcome: { result: { content: [] } } });
+  });
+
+  it("writes a first attempt's start with its finish, or late while it runs, without touching its status", async () => {
+    const s = store();
+    const started: [number, number | undefined][] = [];
+    const observed = new TaskStore({
+      redis: redis.connect(),
+      keys: s.keys,
+      cursorSecret: 'x'.repeat(32),
+      observer: { started: (task, attempt) => started.push([attempt, task.startedAt]) },
+    });
+    const short = await observed.create({ owner: 'erin', tool: 'echo' });
+    const ref = { taskId: short.taskId, ownerId: short.ownerId };
+    expect(await observed.live({ ...ref, ownerId: Keys.ownerId('mallory') })).toEqual({
+      ok: false,
+      reason: 'not_found',
+    });
+    const live = await observed.live(ref);
+    expect(live).toMatchObject({ ok: true, task: { status: 'working' }, startedAt: expect.any(Number) });
+    // The start is observed (the queue-wait metric) at once, and written nowhere yet.
+    expect(started).toEqual([[1, live.startedAt]]);
+    expect((await observed.read(short.taskId))?.attempt).toBeUndefined();
+    await observed.finish(ref, { result: { content: [] } }, undefined, live.startedAt);
+    expect(await observed.read(short.taskId)).toMatchObject({
+      status: 'completed',
+      attempt: 1,
+      startedAt: live.startedAt,
+    });
+    expect(started).toHaveLength(1);
+
+    const long = await observed.create({ owner: 'erin', tool: 'echo' });
+    const longRef = { taskId: long.taskId, ownerId: long.ownerId };
+    const began = (await observed.live(longRef)).startedAt as number;
+    await observed.requireInput(longRef, 'need input');
+    const late = await observed.start(longRef, 1, began);
+    expect(late.ok && late.task.status).toBe('input_required');
+    expect(await observed.read(long.taskId)).toMatchObject({ attempt: 1, startedAt: began });
+    // A second late record of the same attempt keeps the first; neither is observed again.
+    await observed.start(longRef, 1, began + 50);
+    expect((await observed.read(long.taskId))?.startedAt).toBe(began);
+    expect(started).toHaveLength(2);
+    await observed.cancel('erin', long.taskId);
+    expect(await observed.live(longRef)).toEqual({ ok: false, reason: 'terminal', status: 'cancelled' });
+  });
+
+  it('keeps no feed and publishes nothing on the channel of a session that never opened its GET stream', async () => {
+    const s = store();
+    const conn = redis.connect();
+    const subscriber = redis.connect();
+    const session = newSessionId('carol');
+    const seen: string[] = [];
+    subscriber.on('pmessage', (_p: string, channel: string) => seen.push(channel));
+    await subscriber.psubscribe(`${redis.prefix}:*`);
+    const task = await s.create({ owner: 'carol', session });
+    const ref = { taskId: task.taskId, ownerId: task.ownerId };
+    await s.requireInput(ref, 'need input');
+    await s.finish(ref, { result: { content: [] } });
+    const sync = `${redis.prefix}:sync`;
+    await conn.publish(sync, 'end');
+    await expect.poll(() => seen.at(-1)).toBe(sync);
+    expect(seen).toEqual([s.keys.taskChannel(task.taskId), s.keys.taskChannel(task.taskId), sync]);
+    expect(await conn.exists(s.keys.sessionFeed(session))).toBe(0);
+    // The record names its session by digest only; the feed and channel are derived from it.
+    expect(await conn.hmget(s.keys.task(task.taskId), 'session', 'feed', 'notify', 'expiresAt', 'kind')).toEqual([
+      Keys.digest(session),
+      null,
+      null,
+      null,
+      null,
+    ]);
   });
 });

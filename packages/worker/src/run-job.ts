@@ -41,6 +41,13 @@ export interface RunnerDeps extends ContextServices {
   readonly running: Map<string, RunningJob>;
 }
 
+/**
+ * How long a first attempt runs before its start is written on its own. A shorter one has its start written
+ * with its finish (or its retry's status message): most tool calls cost no start transition, and a long
+ * one still shows its start (trail, attempt, queue-wait metric) within this long.
+ */
+export const START_RECORDED_AFTER_MS = 1000;
+
 /** A failure already stored on the task; BullMQ only needs to mark the job failed (no retry). */
 export class RecordedFailure extends UnrecoverableError {}
 
@@ -150,7 +157,12 @@ async function execute(deps: RunnerDeps, job: Job<ToolJobData>, token: string | 
   };
   // Watched before the start reads the task's status, so a cancellation right after it is not missed.
   const unwatch = await deps.watch.watch(data.taskId, abort);
-  const started = await deps.store.start(ref, attempt).catch(async (error: unknown) => {
+  // A first attempt only reads the task here; its start is written later (START_RECORDED_AFTER_MS).
+  const first = attempt === 1;
+  const started: Awaited<ReturnType<RunnerDeps['store']['live']>> = await (first
+    ? deps.store.live(ref)
+    : deps.store.start(ref, attempt)
+  ).catch(async (error: unknown) => {
     await unwatch();
     throw error;
   });
@@ -166,6 +178,22 @@ async function execute(deps: RunnerDeps, job: Job<ToolJobData>, token: string | 
 
   deps.running.set(data.taskId, { abort });
   let timer: NodeJS.Timeout | undefined;
+  // The start of a first attempt not written yet (Redis clock, from `live`): written along with the next write.
+  let startUnwritten = started.startedAt;
+  const unwrittenStart = (): number | undefined => {
+    const startedAt = startUnwritten;
+    startUnwritten = undefined;
+    return startedAt;
+  };
+  const startTimer = first
+    ? setTimeout(() => {
+        const startedAt = unwrittenStart();
+        if (startedAt === undefined) return;
+        deps.store.start(ref, 1, startedAt).catch((error: unknown) => {
+          logger.warn({ err: errorMessage(error) }, 'could not record the start of the execution');
+        });
+      }, START_RECORDED_AFTER_MS)
+    : undefined;
   try {
     if (def.timeoutMs !== undefined) timer = setTimeout(() => abort('timeout'), def.timeoutMs);
     const handle = createToolContext({ services: deps, data, signal: controller.signal, attempt, logger });
@@ -193,9 +221,23 @@ async function execute(deps: RunnerDeps, job: Job<ToolJobData>, token: string | 
     clearTimeout(timer);
     await handle.flush();
     const spent = used + 1;
-    await conclude({ deps, job, token, def, ref, settled, signal: controller.signal, spent, budget, logger });
+    clearTimeout(startTimer);
+    await conclude({
+      deps,
+      job,
+      token,
+      def,
+      ref,
+      settled,
+      signal: controller.signal,
+      spent,
+      budget,
+      logger,
+      unwrittenStart,
+    });
   } finally {
     clearTimeout(timer);
+    clearTimeout(startTimer);
     deps.running.delete(data.taskId);
     await unwatch();
   }
@@ -213,6 +255,8 @@ interface Conclusion {
   readonly spent: number;
   readonly budget: number;
   readonly logger: Logger;
+  /** A first attempt's start not written yet: when it began (once; see START_RECORDED_AFTER_MS). */
+  readonly unwrittenStart: () => number | undefined;
 }
 
 /** Stores the outcome of an execution, asks BullMQ for a retry, or releases the job. */
@@ -253,10 +297,13 @@ async function conclude(c: Conclusion): Promise<void> {
   if (failure !== undefined && c.spent < c.budget) {
     const message = errorMessage(failure);
     logger.warn({ err: message }, 'attempt failed; BullMQ retries it');
+    // The next attempt's start moves this one's to the trail's earlier starts: it must be written first.
+    const startedAt = c.unwrittenStart();
+    if (startedAt !== undefined) await deps.store.start(c.ref, 1, startedAt);
     await deps.store.setStatusMessage(c.ref, `Attempt ${c.spent} of ${c.budget} failed: ${message}; retrying`);
     throw failure instanceof Error ? failure : new Error(message);
   }
-  const ended = await deps.store.finish(c.ref, finished.outcome, finished.statusMessage);
+  const ended = await deps.store.finish(c.ref, finished.outcome, finished.statusMessage, c.unwrittenStart());
   if (!ended.ok) {
     logger.info({ reason: ended.reason }, 'the task ended before the tool did; the result is discarded');
     return;

@@ -1,12 +1,14 @@
 --- @include "includes/feed"
 
--- Publishes a loaded task's snapshot on its channel and, when the task has a session, appends it to the
--- session's feed (what its GET stream relays, resumably) and publishes it on the session's channel.
+-- Publishes a loaded task's snapshot on its channel and, when the task has a session whose GET stream made
+-- its feed, appends it to that feed (what the GET stream relays, resumably) and publishes it on the
+-- session's channel.
 local function publishSnapshot(target, task, snapshot)
   redis.call(SHARD_PUBLISH, target.channel, snapshot)
   if not task.feed then return end
-  appendFeedTo(target.feed, expiryOf(target.key, task.expiresAt), 's', snapshot)
-  redis.call(SHARD_PUBLISH, target.notify, snapshot)
+  if appendFeedTo(target.feed, expiryOf(target.key, task.expiresAt), 's', snapshot) then
+    redis.call(SHARD_PUBLISH, target.notify, snapshot)
+  end
 end
 
 -- Applies field changes to a live task loaded with `loadTask` (`target`: its keys, see taskTarget). A change

@@ -1,17 +1,21 @@
+--- @include "includes/target"
+
 -- The fields of a task that status notifications and transition results carry (never the outcome;
 -- `startedAt`, when the current attempt started, is the broker's own: the wire Task leaves it out).
 local SNAPSHOT_FIELDS = {
   'status', 'statusMessage', 'createdAt', 'lastUpdatedAt', 'ttl', 'pollInterval', 'version', 'kind', 'session', 'tool',
   'startedAt'
 }
--- What a transition reads of a task, in one HMGET: the snapshot's fields, the owner, where its session's feed
--- and channel are, its expiry, and its current attempt with the trail of its starts (see includes/trail).
+-- What a transition reads of a task, in one HMGET: the snapshot's fields, the owner, its current attempt with
+-- the trail of its starts (see includes/trail), and in records of earlier versions the names of its session's
+-- feed and channel and its expiry (now derived: see sessionKeysOf and expiryFrom).
 local LOAD_FIELDS = {
   'status', 'statusMessage', 'createdAt', 'lastUpdatedAt', 'ttl', 'pollInterval', 'version', 'kind', 'session', 'tool',
   'startedAt', 'owner', 'feed', 'notify', 'expiresAt', 'attempt', 'spod', 'starts'
 }
 
--- The task's LOAD_FIELDS as a table (absent fields left out), or nil when there is no such task.
+-- The task's LOAD_FIELDS as a table (absent fields left out), with `feed`, `notify` (when it has a session)
+-- and `expiresAt` filled in, or nil when there is no such task.
 local function loadTask(taskKey)
   local values = redis.call('HMGET', taskKey, unpack(LOAD_FIELDS))
   if not values[1] then return nil end
@@ -19,6 +23,8 @@ local function loadTask(taskKey)
   for i, field in ipairs(LOAD_FIELDS) do
     if values[i] then task[field] = values[i] end
   end
+  task.feed, task.notify = sessionKeysOf(taskKey, task.session, task.feed, task.notify)
+  task.expiresAt = expiryFrom(task.createdAt, task.ttl, task.expiresAt)
   return task
 end
 

@@ -55,6 +55,14 @@ export async function removeJobIfWaiting(queue: Queue, jobId: string): Promise<b
   );
 }
 
+/**
+ * Events a tool queue's BullMQ event stream keeps (BullMQ's default: 10,000). Nothing in taskgate reads these
+ * streams — the task record and its channel carry every change — so they stay short: a few events per task
+ * at 10,000 held about 350 bytes per finished task in Redis. A `QueueEvents` listener still sees every event
+ * as it happens.
+ */
+export const QUEUE_EVENTS_KEPT = 1000;
+
 export class ToolQueues {
   readonly #queues = new Map<string, Queue>();
   readonly #connection: Redis;
@@ -72,6 +80,7 @@ export class ToolQueues {
       queue = new Queue(name, {
         connection: this.#connection,
         prefix: this.#keys.bullPrefix(name),
+        streams: { events: { maxLen: QUEUE_EVENTS_KEPT } },
         ...bullmqTelemetryOption(),
       });
       this.#queues.set(name, queue);

@@ -233,8 +233,8 @@ export class Scripts {
     return decodeAnswerInput(await this.#run('answerInput', keys, args));
   }
 
-  /** KEYS: session's stream lease, session. ARGV: op, stream id, lease ms, idle ttl ms. */
-  async streamLease(keys: [string, string], args: [string, string, number, number]) {
+  /** KEYS: session's stream lease, session, session's feed. ARGV: op, stream id, lease ms, idle ttl ms. */
+  async streamLease(keys: [string, string, string], args: [string, string, number, number]) {
     return decodeStreamLease(await this.#run('streamLease', keys, args));
   }
 

@@ -18,7 +18,7 @@ export const SCRIPT_KEY_COUNTS = {
   listPage: 1,
   appendOutbox: 6,
   answerInput: 2,
-  streamLease: 2,
+  streamLease: 3,
   appendEvent: 3,
   finishStream: 4,
   relayEvent: 5,

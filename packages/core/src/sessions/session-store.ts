@@ -255,7 +255,11 @@ export class SessionStore {
   }
 
   async #lease(op: string, sessionId: string, streamId: string, leaseMs: number): Promise<LeaseResult> {
-    const keys: [string, string] = [this.#keys.sessionStream(sessionId), this.#keys.session(sessionId)];
+    const keys: [string, string, string] = [
+      this.#keys.sessionStream(sessionId),
+      this.#keys.session(sessionId),
+      this.#keys.sessionFeed(sessionId),
+    ];
     const reply = await this.#scripts.streamLease(keys, [op, streamId, leaseMs, this.idleTtlMs]);
     if (reply.kind === 'ok') return 'ok';
     return reply.kind === 'not_found' ? 'session_gone' : 'held_elsewhere';

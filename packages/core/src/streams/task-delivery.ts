@@ -112,7 +112,8 @@ export class TaskDelivery {
     for (const id of ids) owners.hmget(this.#keys.task(id), 'session', 'kind', 'status');
     const found = ((await owners.exec()) ?? []).map((reply) => (reply[1] ?? [null, null]) as (string | null)[]);
     const mine = ids.flatMap((id, i) =>
-      found[i]?.[0] === sessionDigest && found[i]?.[1] === 'task'
+      // A record without `kind` is a task's (the default is not stored).
+      found[i]?.[0] === sessionDigest && found[i]?.[1] !== 'direct'
         ? [{ id, waiting: found[i]?.[2] === 'input_required' }]
         : [],
     );

@@ -111,14 +111,12 @@ export class TaskStore {
     }
     const ttl = grantTtl(this.limits, input.requestedTtlMs);
     const kind = input.kind ?? 'task';
+    // Nothing derivable is stored: kind 'task' is the default, the session's feed and channel follow from its
+    // digest (createTask-3.lua).
     const extra = {
-      kind,
+      ...(kind !== 'task' && { kind }),
       ...(input.tool !== undefined && { tool: input.tool }),
-      ...(input.session !== undefined && {
-        session: Keys.digest(input.session),
-        notify: this.keys.sessionChannel(input.session),
-        feed: this.keys.sessionFeed(input.session),
-      }),
+      ...(input.session !== undefined && { session: Keys.digest(input.session) }),
       ...(input.progressToken !== undefined && { progressToken: JSON.stringify(input.progressToken) }),
       ...(input.wire !== undefined && { wire: input.wire }),
     };
@@ -285,11 +283,31 @@ export class TaskStore {
     return this.#finished(this.#transition('cancelTask', ref, ['', statusMessage, this.keys.cancelledChannel()]));
   }
 
-  /** A worker took the task's job: refused when the task is already terminal or gone (the job does nothing). */
-  async start(ref: TaskRef, attempt: number): Promise<TransitionResult> {
-    const result = await this.#transition('startTask', ref, [attempt]);
-    if (result.ok) this.#tell(() => this.#observer.started?.(result.task, attempt));
+  /**
+   * A worker took the task's job: refused when the task is already terminal or gone (the job does nothing).
+   * `startedAt`: the late record of a first attempt that began then (see `live`); its status stays.
+   */
+  async start(ref: TaskRef, attempt: number, startedAt?: number): Promise<TransitionResult> {
+    const result = await this.#transition('startTask', ref, [attempt], startedAt === undefined ? [] : [startedAt]);
+    // A late record's start was observed by `live` already.
+    if (result.ok && startedAt === undefined) this.#tell(() => this.#observer.started?.(result.task, attempt));
     return result;
+  }
+
+  /**
+   * Whether a first attempt may run: the task as `start` would refuse or accept it, with one read (and the
+   * Redis clock, in the same round trip) and no write. A live task's `startedAt` is now: the observer hears of
+   * the start here; the record gets it with the finish (`finish`'s `startedAt`), or from `start` with
+   * `startedAt` once the attempt has run a while. A short task costs no start transition at all.
+   */
+  async live(ref: TaskRef): Promise<TransitionResult & { readonly startedAt?: number }> {
+    const [task, [seconds, micros]] = await Promise.all([this.read(ref.taskId), this.#redis.time()]);
+    if (task === undefined || task.ownerId !== ref.ownerId) return { ok: false, reason: 'not_found' };
+    if (isTerminalStatus(task.status)) return { ok: false, reason: 'terminal', status: task.status };
+    const startedAt = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    const started = { ...task, attempt: 1, startedAt };
+    this.#tell(() => this.#observer.started?.(started, 1));
+    return { ok: true, task: started, startedAt };
   }
 
   /** working → input_required (INP-1). */
@@ -310,12 +328,14 @@ export class TaskStore {
   /**
    * Stores the exact outcome and moves the task to `completed`, or to `failed` for a JSON-RPC error or an
    * `isError` result (ERR-4). A task that is terminal already (cancelled, CNL-3) keeps its state.
+   * `startedAt`: when a first attempt whose start is not recorded yet began (see `live`).
    */
-  finish(ref: TaskRef, outcome: TaskOutcome, statusMessage?: string): Promise<TransitionResult> {
+  finish(ref: TaskRef, outcome: TaskOutcome, statusMessage?: string, startedAt?: number): Promise<TransitionResult> {
     const failed = 'error' in outcome || outcome.result.isError === true;
     const message = statusMessage ?? (failed ? diagnosticMessage(outcome) : '');
+    const start = startedAt === undefined ? [] : [startedAt];
     return this.#finished(
-      this.#transition('finishTask', ref, [failed ? 'failed' : 'completed', JSON.stringify(outcome), message]),
+      this.#transition('finishTask', ref, [failed ? 'failed' : 'completed', JSON.stringify(outcome), message], start),
     );
   }
 
@@ -333,10 +353,12 @@ export class TaskStore {
     }
   }
 
+  /** Runs a transition script; `after` follows the pod's name in ARGV (scripts that record a trail). */
   async #transition(
     name: 'startTask' | 'requireInput' | 'resumeTask' | 'setStatusMessage' | 'finishTask' | 'cancelTask',
     ref: TaskRef,
     args: (string | number)[],
+    after: (string | number)[] = [],
   ): Promise<TransitionResult> {
     const { taskId } = ref;
     if (ref.session !== undefined) this.#sessionKeys.remember(taskId, ref.session ?? undefined);
@@ -346,7 +368,7 @@ export class TaskStore {
       if (name === 'finishTask' || name === 'cancelTask') keys.push(this.keys.ownerActive(ref.ownerId));
       // Those a trail records take the pod's name last (includes/trail.lua).
       const pod = name === 'startTask' || name === 'finishTask' || name === 'cancelTask' ? [this.#pod] : [];
-      return this.#scripts.transition(name, keys, [taskId, ...args, ...pod]);
+      return this.#scripts.transition(name, keys, [taskId, ...args, ...pod, ...after]);
     });
     const ended = reply.kind === 'changed' && (name === 'finishTask' || name === 'cancelTask');
     if (ended || reply.kind === 'terminal' || reply.kind === 'not_found') this.#sessionKeys.forget(taskId);
