@@ -102,12 +102,7 @@ export function progressOf(messages: readonly Json[]): unknown[][] {
  * One request of revision 2026-07-28 (no session) from a client of the tasks extension; its JSON-RPC result.
  * Answers that are JSON only (no progress token, no log level): what inline answers and `tasks/get` give.
  */
-export async function request2026(
-  url: string,
-  method: string,
-  params: Json,
-  capabilities: Json = {},
-): Promise<Json> {
+export async function request2026(url: string, method: string, params: Json, capabilities: Json = {}): Promise<Json> {
   const name = method === 'tools/call' ? params.name : params.taskId;
   const response = await fetch(url, {
     method: 'POST',
