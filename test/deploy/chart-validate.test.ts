@@ -85,8 +85,9 @@ describe('helm/taskgate: rendered objects against the Kubernetes and CRD schemas
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'taskgate-chart-'));
-    await tools('ensure_kubernetes_validate');
-    validate = `${repoRoot}.tools/venv/bin/kubernetes-validate`;
+    // The venv is where tools.sh puts it (TASKGATE_TOOLS_DIR, by default .tools/), as the other tool tests ask.
+    const venv = await tools('ensure_kubernetes_validate && echo "$TASKGATE_TOOLS_DIR/venv"');
+    validate = `${venv.stdout.trim()}/bin/kubernetes-validate`;
     const { stdout } = await tools('crd_modules_json');
     const dirs = new Map<string, string>();
     for (const block of stdout.split(/\n(?=\{)/)) {
