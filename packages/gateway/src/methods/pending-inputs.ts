@@ -46,6 +46,24 @@ export async function pendingInputs(services: InputServices, taskId: string): Pr
   return view;
 }
 
+/** The pauses of `requestsOfWaitingTask` before each re-read (ms): at most 310 ms in all. */
+const POSTING_PAUSES_MS = [10, 20, 40, 80, 160];
+
+/**
+ * The pending requests of a task that shows `input_required`. A tool's worker sets that status just before it
+ * posts the request (so every stream shows the status first); a view read in between would show the status
+ * without what it waits for, so an empty read is retried over a few hundred milliseconds before it stands.
+ */
+export async function requestsOfWaitingTask(services: InputServices, taskId: string): Promise<InputRequestsView> {
+  let view = await pendingInputs(services, taskId);
+  for (const ms of POSTING_PAUSES_MS) {
+    if (Object.keys(view).length > 0) break;
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    view = await pendingInputs(services, taskId);
+  }
+  return view;
+}
+
 /**
  * Records the answers of `inputResponses` to the task's pending requests, by key. Keys that name no pending
  * request of the task (unknown, answered before) are ignored. -32602 names an answer that is not an object.

@@ -1,7 +1,7 @@
 import { isTerminalStatus } from '@taskgate/protocol';
 import { callerTask, type TaskLookupServices } from './caller-task.js';
 import type { Call, Outcome } from './context.js';
-import { type InputServices, pendingInputs } from './pending-inputs.js';
+import { type InputServices, requestsOfWaitingTask } from './pending-inputs.js';
 
 /** What `tasks/get` uses. */
 export interface TasksGetServices extends TaskLookupServices, InputServices {}
@@ -21,7 +21,8 @@ export async function tasksGet(ctx: Call<TasksGetServices>, params: TaskGet): Pr
   if (!params.detailed) return { kind: 'view', task: found.task };
   const { task } = found;
   const outcome = isTerminalStatus(task.status) ? found.outcome : undefined;
-  const inputRequests = task.status === 'input_required' ? await pendingInputs(ctx.services, task.taskId) : undefined;
+  const inputRequests =
+    task.status === 'input_required' ? await requestsOfWaitingTask(ctx.services, task.taskId) : undefined;
   return {
     kind: 'view',
     task,

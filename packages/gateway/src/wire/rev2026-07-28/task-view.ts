@@ -1,6 +1,6 @@
 import type { StoredTask, TaskOutcome } from '@taskgate/core';
 import { ErrorCode, isTerminalStatus } from '@taskgate/protocol';
-import { type InputRequestsView, type InputServices, pendingInputs } from '../../methods/pending-inputs.js';
+import { type InputRequestsView, type InputServices, requestsOfWaitingTask } from '../../methods/pending-inputs.js';
 
 /**
  * A task record projected on the 2026-07-28 wire (tasks extension): `ttlMs`, `pollIntervalMs`, no `ttl` or
@@ -65,6 +65,6 @@ export async function detailedView(
   task: StoredTask,
 ): Promise<Record<string, unknown>> {
   const { outcome } = isTerminalStatus(task.status) ? await services.tasks.readWithOutcome(task.taskId) : {};
-  const inputs = task.status === 'input_required' ? await pendingInputs(services, task.taskId) : undefined;
+  const inputs = task.status === 'input_required' ? await requestsOfWaitingTask(services, task.taskId) : undefined;
   return detailedTask(task, outcome, inputs);
 }
