@@ -61,6 +61,7 @@ export {
   crc16,
   MAX_QUEUE_SHARDS,
   queueOfTask,
+  queuesOfTask,
   shardOf,
   shardQueues,
   tagSlot,

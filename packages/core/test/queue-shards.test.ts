@@ -4,6 +4,7 @@ import {
   Keys,
   MAX_QUEUE_SHARDS,
   queueOfTask,
+  queuesOfTask,
   shardOf,
   shardQueues,
   tagSlot,
@@ -58,5 +59,12 @@ describe('queue shards', () => {
       expect(() => validShardCount(bad)).toThrow(/queueShards must be a whole number from 1 to 64/);
     }
     expect(validShardCount(MAX_QUEUE_SHARDS)).toBe(MAX_QUEUE_SHARDS);
+  });
+
+  it("a task's queues under every shard count its tool has had: distinct, invalid counts skipped", () => {
+    const id = 'Zq3taskIdForShardCounts';
+    expect(queuesOfTask('tool.search', [1], id)).toEqual(['tool.search']);
+    const under = [queueOfTask('tool.search', 5, id), queueOfTask('tool.search', 3, id)];
+    expect(queuesOfTask('tool.search', [5, 3, 5, 0, 65, 2.5], id)).toEqual([...new Set(under)]);
   });
 });

@@ -1,5 +1,5 @@
 import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { Keys, queueOfTask, shardQueues } from '@taskgate/core';
+import { Keys, queueOfTask, shardQueues, ToolCatalog, ToolQueues } from '@taskgate/core';
 import { connectClient, useRedis, waitFor } from '@taskgate/test-harness';
 import { TEST_TOOLS } from '@taskgate/test-harness/tools';
 import { defineTool } from '@taskgate/worker';
@@ -286,6 +286,51 @@ describe('admin listener', () => {
     expect(cancelled.status).toBe(200);
     await waitFor(async () => (await listed()).queues.find((q) => q.queue === shard)?.waiting === 0, 'job removed');
     for (const id of ids.slice(0, -1)) await call(`/admin/api/tasks/${id}/cancel`, { method: 'POST' });
+  });
+
+  it('tasks/cancel after a change of the shard count removes a waiting job from its old shard', async () => {
+    const slow = defineTool({
+      name: 'slow',
+      description: 'Waits',
+      inputSchema: z.object({}),
+      taskSupport: 'required',
+      queueShards: 3,
+      concurrency: 1,
+      handler: (_args, ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve('stopped'))),
+    });
+    const stack = await start({ gateway: { toolCacheMs: 0 }, tools: [slow] });
+    const { client } = await connectClient(stack.url);
+    const ids: string[] = [];
+    const old = (id: string) => queueOfTask('tool.slow', 3, id);
+    // Tasks until one waits behind another on its shard, and its shard under 5 is another queue.
+    while (ids.length < 2 || ids.slice(0, -1).every((id) => old(id) !== old(ids.at(-1) as string))) {
+      const created = await client.request(
+        { method: 'tools/call', params: { name: 'slow', arguments: {}, task: {} } },
+        CreateTaskResultSchema,
+      );
+      ids.push(created.task.taskId);
+      if (queueOfTask('tool.slow', 5, ids.at(-1) as string) === old(ids.at(-1) as string)) ids.pop();
+    }
+    const waitingId = ids.at(-1) as string;
+    const queues = new ToolQueues({ connection: stack.redis, keys: stack.keys });
+    const shard = queues.queue(old(waitingId));
+    await waitFor(async () => (await shard.getJob(waitingId))?.id === waitingId, 'the job waits');
+    // A rollout of workers with 5 shards: the catalog now says 5 and records both counts.
+    const catalog = new ToolCatalog({ redis: stack.redis, keys: stack.keys });
+    const entry = await catalog.get('slow');
+    await catalog.register([{ ...(entry as NonNullable<typeof entry>), queueShards: 5 }], { announce: false });
+    await catalog.recordShardCount('tool.slow', 5);
+    expect((await catalog.get('slow'))?.queueShards).toBe(5);
+    const cancelled = await client.request(
+      { method: 'tasks/cancel', params: { taskId: waitingId } },
+      z.object({ status: z.string() }).passthrough(),
+    );
+    expect(cancelled.status).toBe('cancelled');
+    await waitFor(async () => (await shard.getJob(waitingId)) === undefined, 'the job left its old shard');
+    for (const id of ids.slice(0, -1)) {
+      await client.request({ method: 'tasks/cancel', params: { taskId: id } }, z.object({}).passthrough());
+    }
+    await queues.close();
   });
 
   it('opens the raw queues with a signed cookie that every gateway of the deployment accepts', async () => {

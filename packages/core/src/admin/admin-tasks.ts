@@ -1,7 +1,7 @@
 import { isTerminalStatus, type TaskStatus } from '@taskgate/protocol';
 import type { Redis } from 'ioredis';
 import type { ToolCatalog } from '../catalog/tool-catalog.js';
-import { queueOfTask } from '../queues/queue-shards.js';
+import { queuesOfTask } from '../queues/queue-shards.js';
 import type { ToolQueues } from '../queues/tool-queues.js';
 import { Keys } from '../redis/keys.js';
 import type { TaskOutbox } from '../streams/outbox.js';
@@ -229,9 +229,9 @@ export class AdminTasks {
     if (record.tool !== undefined) {
       const entry = await this.#o.catalog.get(record.tool);
       const queue = entry?.queue ?? Keys.toolQueueName(record.tool);
-      await this.#o.queues
-        .removeWaiting(queueOfTask(queue, entry?.queueShards ?? 1, taskId), taskId)
-        .catch(() => false);
+      // On the task's shard under the current count, or under an older one if it was enqueued before a change.
+      const counts = [entry?.queueShards ?? 1, ...(await this.#o.catalog.shardCounts(queue)).map((c) => c.shards)];
+      await this.#o.queues.removeWaitingFromAny(queuesOfTask(queue, counts, taskId), taskId).catch(() => false);
     }
     return { ok: true, task: adminTask({ ...record, ...result.task, ownerId: record.ownerId }) };
   }

@@ -73,6 +73,20 @@ export function queueOfTask(queue: string, shards: number, taskId: string): stri
   return shardQueues(queue, shards)[shardOf(taskId, shards)] as string;
 }
 
+/**
+ * Every queue a task's job may be on: its shard under each of `counts`, the shard counts its tool's queue has
+ * had (a job enqueued before a change stays on the old count's shard until it runs). Counts that are not valid
+ * are skipped; the names are distinct.
+ */
+export function queuesOfTask(queue: string, counts: Iterable<number>, taskId: string): string[] {
+  const found = new Set<string>();
+  for (const count of counts) {
+    if (Number.isInteger(count) && count >= 1 && count <= MAX_QUEUE_SHARDS)
+      found.add(queueOfTask(queue, count, taskId));
+  }
+  return [...found];
+}
+
 /** The shard count as given, when it is a whole number from 1 to MAX_QUEUE_SHARDS; throws otherwise. */
 export function validShardCount(shards: number): number {
   if (!Number.isInteger(shards) || shards < 1 || shards > MAX_QUEUE_SHARDS) {

@@ -125,6 +125,15 @@ export class ToolQueues {
     return await removeJobIfWaiting(this.queue(queueName), taskId);
   }
 
+  /**
+   * Removes a task's job if it has not started yet, from whichever of `queueNames` (the task's shard under each
+   * shard count its tool's queue has had, `queuesOfTask`) holds it.
+   */
+  async removeWaitingFromAny(queueNames: readonly string[], taskId: string): Promise<boolean> {
+    for (const name of queueNames) if (await this.removeWaiting(name, taskId)) return true;
+    return false;
+  }
+
   /** True when no job of the queue waits, runs, is delayed or retried later: a retired shard may be left. */
   async isDrained(queueName: string): Promise<boolean> {
     const counts = await this.queue(queueName).getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'paused');

@@ -2,7 +2,7 @@ import {
   type EventLog,
   Keys,
   type Logger,
-  queueOfTask,
+  queuesOfTask,
   type StoredTask,
   type TaskRef,
   type TaskStore,
@@ -79,9 +79,11 @@ export async function removeWaitingJob(
   if (tool === undefined) return;
   try {
     const entry = await services.catalog.get(tool);
-    // The job is on the task's shard (a pure function of its id), whichever gateway enqueued it.
+    // The job is on the task's shard (a pure function of its id), whichever gateway enqueued it; a job enqueued
+    // before the shard count changed is on its shard under the old count.
     const queue = entry?.queue ?? Keys.toolQueueName(tool);
-    await services.queues.removeWaiting(queueOfTask(queue, entry?.queueShards ?? 1, taskId), taskId);
+    const counts = [entry?.queueShards ?? 1, ...(await services.catalog.shardCounts(queue)).map((c) => c.shards)];
+    await services.queues.removeWaitingFromAny(queuesOfTask(queue, counts, taskId), taskId);
   } catch (error) {
     (ctx?.logger ?? services.logger).warn(
       { taskId, tool, err: error instanceof Error ? error.message : String(error) },
