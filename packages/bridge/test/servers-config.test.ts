@@ -101,7 +101,6 @@ servers:
     expect(problems(second.replace('    processes: 2\n', '').replace('  - name: neither\n', ''), {})).toEqual([
       'servers[1].http.url: must be an http:// or https:// URL',
       'servers[2].name: duplicate server name "web"',
-      'servers[2].protocolVersion: upstreams are reached with the 2025-11-25 client for now; use auto or 2025-11-25',
     ]);
   });
 

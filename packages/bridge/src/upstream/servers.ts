@@ -16,6 +16,7 @@ import { listAllTools, upstreamRunsTasks, upstreamToolDefinitions } from './upst
 import { UpstreamMetrics } from './upstream-metrics.js';
 import { UpstreamPool } from './upstream-pool.js';
 import { listAllReads, upstreamReadDefinitions } from './upstream-reads.js';
+import { LEGACY_REVISION } from './upstream-session.js';
 import { UpstreamSubscriptions } from './upstream-subscriptions.js';
 
 /** How long the last tool list of a server is kept for a bridge that starts while it is down (ms). */
@@ -87,7 +88,9 @@ export function createUpstreamServers(options: UpstreamServersOptions): Upstream
       if (control === undefined || worker === undefined) return;
       const tools = await listAllTools(control.client);
       await snapshots.save(server.name, tools, SNAPSHOT_TTL_MS);
-      const count = await publish(tools, (tool) => upstreamRunsTasks(control.client, tool));
+      // 2026-07-28 upstreams run calls as plain calls (their tasks extension is not used yet).
+      const legacy = control.revision === LEGACY_REVISION ? control.legacy : undefined;
+      const count = await publish(tools, (tool) => legacy !== undefined && upstreamRunsTasks(legacy, tool));
       const listed = await listAllReads(control.client);
       subscriptions.offer(listed);
       const reads = upstreamReadDefinitions(server, listed, pool, logger);
