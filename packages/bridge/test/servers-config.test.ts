@@ -104,6 +104,17 @@ servers:
     ]);
   });
 
+  it('takes each protocol revision, and names the path of one it does not know', () => {
+    const server = (version: string) =>
+      `servers:\n  - name: web\n    http: { url: http://a/mcp }\n    protocolVersion: ${version}\n`;
+    for (const version of ['auto', '2025-11-25', '2026-07-28']) {
+      expect(loadBridgeConfig(server(version), {}).servers[0]?.protocolVersion).toBe(version);
+    }
+    expect(problems(server('2024-11-05'), {})).toEqual([
+      expect.stringMatching(/^servers\[0\]\.protocolVersion: .*"auto"\|"2025-11-25"\|"2026-07-28"/),
+    ]);
+  });
+
   it('include and exclude are globs over the upstream names', () => {
     const config = loadBridgeConfig(yaml, { LOG_LEVEL: 'debug', HOST: 'h', TOKEN: 't' });
     const server = config.servers[0] as NonNullable<(typeof config.servers)[0]>;
