@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
@@ -9,7 +9,7 @@ import {
   ElicitRequestSchema,
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { ForkedProcess } from '@taskgate/test-harness';
+import { type ForkedProcess, freePort, killOnExit } from '@taskgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Pods, startPods } from '../gateway/fixtures/processes.js';
 import { forkBridge, removeConfigs, waitFor, writeConfig } from './support.js';
@@ -24,6 +24,9 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const SCRIPT = fileURLToPath(new URL('./python/fastmcp4_server.py', import.meta.url));
 let pods: Pods;
 let bridge: ForkedProcess;
+let configPath: string;
+/** The same server over Streamable HTTP (`fmh`): its tasks outlive a bridge, and its stderr is read here. */
+let http: { proc: ChildProcess; output: () => string } | undefined;
 const clients: { close(): Promise<void> }[] = [];
 
 /** The pinned venv's python; installs FastMCP 4 and fastmcp-tasks (once, cached) when missing. */
@@ -33,20 +36,46 @@ async function ensurePython(): Promise<string> {
   return `${stdout.trim().split('\n').at(-1)}/bin/python`;
 }
 
+/** The server script over HTTP on `port`, started from the venv's python (its pid is the server's). */
+async function startHttp(python: string, port: number): Promise<{ proc: ChildProcess; output: () => string }> {
+  const proc = spawn(python, [SCRIPT], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  killOnExit(proc);
+  let output = '';
+  proc.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  proc.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const listening = async () =>
+    fetch(`http://127.0.0.1:${port}/mcp`).then(
+      () => true,
+      () => false,
+    );
+  await waitFor(listening, 'the FastMCP HTTP server to listen', 60_000);
+  return { proc, output: () => output };
+}
+
 beforeAll(async () => {
   const python = await ensurePython();
   const stdio = { command: python, args: [SCRIPT] };
-  const config = writeConfig({
+  const port = await freePort();
+  http = await startHttp(python, port);
+  configPath = writeConfig({
     servers: [
       { name: 'fm', stdio },
       { name: 'fm25', stdio, protocolVersion: '2025-11-25' },
+      { name: 'fmh', http: { url: `http://127.0.0.1:${port}/mcp` }, tools: { include: ['slow'] } },
     ],
   });
   pods = await startPods(
     'upstream-fastmcp4',
     { TASKGATE_CURSOR_SECRET: 'upstream-fastmcp4-cursor-secret-0123456789', TASKGATE_POLL_INTERVAL_MS: '100' },
     async (env) => {
-      bridge = await forkBridge(env, config);
+      bridge = await forkBridge(env, configPath);
       return bridge;
     },
   );
@@ -54,7 +83,7 @@ beforeAll(async () => {
   await waitFor(
     async () => {
       const names = (await client.listTools()).tools.map((tool) => tool.name);
-      return names.includes('fm_greet') && names.includes('fm25_greet_legacy');
+      return names.includes('fm_greet') && names.includes('fm25_greet_legacy') && names.includes('fmh_slow');
     },
     'the FastMCP tools',
     60_000,
@@ -64,6 +93,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(clients.map((client) => client.close().catch(() => {})));
   await pods?.stop();
+  http?.proc.kill('SIGTERM');
   removeConfigs();
 }, 60_000);
 
@@ -97,8 +127,10 @@ const text = (result: unknown): string =>
 describe('bridge servers: FastMCP 4 (Python) over stdio, on 2026-07-28 and pinned to 2025-11-25', () => {
   it('lists its tools under each prefix; auto negotiates 2026-07-28, the pinned server 2025-11-25', async () => {
     const client = await connect();
-    const names = (await client.listTools()).tools.map((tool) => tool.name).filter((name) => name.startsWith('fm'));
-    const upstream = ['echo', 'greet', 'greet_legacy', 'revision', 'slow'];
+    const names = (await client.listTools()).tools
+      .map((tool) => tool.name)
+      .filter((name) => name.startsWith('fm_') || name.startsWith('fm25_'));
+    const upstream = ['echo', 'greet', 'greet_legacy', 'revision', 'slow', 'steps'];
     expect(names.sort()).toEqual([...upstream.map((name) => `fm25_${name}`), ...upstream.map((name) => `fm_${name}`)]);
     expect(bridge.output()).toMatch(
       /"server":"fm","upstreamPid":\d+[^\n]*"protocolVersion":"2026-07-28"[^\n]*"upstream up"/,
@@ -114,26 +146,42 @@ describe('bridge servers: FastMCP 4 (Python) over stdio, on 2026-07-28 and pinne
     expect(echoed.content).toEqual([{ type: 'text', text: 'unchanged' }]);
   });
 
-  it('runs a call as a task on 2026-07-28 with every progress step and the upstream result; the tool ran once', async () => {
+  it('runs a call as a task on 2026-07-28 with every progress step and the upstream result', async () => {
     const client = await connect();
     const progress: Progress[] = [];
     let result: unknown;
     for await (const message of client.experimental.tasks.callToolStream(
-      { name: 'fm_slow', arguments: { ms: 400, tag: 'progress' } },
+      { name: 'fm_steps', arguments: { count: 4 } },
       CallToolResultSchema,
       { task: {}, onprogress: (update) => progress.push(update) },
     )) {
       if (message.type === 'error') throw message.error;
       if (message.type === 'result') result = message.result;
     }
-    expect(result).toMatchObject({ content: [{ type: 'text', text: 'slept 400 ms (progress)' }] });
+    expect(result).toMatchObject({ content: [{ type: 'text', text: '4 steps' }] });
     expect(progress.map((step) => [step.progress, step.total])).toEqual([
       [1, 4],
       [2, 4],
       [3, 4],
       [4, 4],
     ]);
-    expect(stderrOf('fm').filter((line) => line === 'slow started progress')).toHaveLength(1);
+  });
+
+  it('follows an upstream task (tasks extension) to its result; the tool ran once', async () => {
+    const client = await connect();
+    const created = await client.request(
+      { method: 'tools/call', params: { name: 'fm_slow', arguments: { ms: 1200, tag: 'followed' }, task: {} } },
+      CreateTaskResultSchema,
+    );
+    // The upstream created a task: its id is stored with the taskgate task while the bridge follows it.
+    const key = `${pods.keys.task(created.task.taskId)}:upstream`;
+    await waitFor(async () => ((await pods.redis.hget(key, 'upstreamTaskId')) ?? '') !== '', 'the upstream task id');
+    const result = await client.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema);
+    expect(result.content).toEqual([{ type: 'text', text: 'slept 1200 ms (followed)' }]);
+    expect(stderrOf('fm').filter((line) => line === 'slow started followed')).toHaveLength(1);
+    // The bridge stored the upstream task's id with the taskgate task while it followed it, and forgot it after.
+    expect(await pods.redis.hgetall(key)).toEqual({});
+    expect(bridge.output()).not.toContain('following the upstream task after a restart');
   });
 
   it("the upstream's input_required reaches a 2026-07-28 client, and its answer goes back in inputResponses", async () => {
@@ -156,7 +204,7 @@ describe('bridge servers: FastMCP 4 (Python) over stdio, on 2026-07-28 and pinne
     expect(asked).toEqual(['What is your name?']);
   });
 
-  it('cancelling the task cancels the upstream call (notifications/cancelled on 2026-07-28)', async () => {
+  it('cancelling the task cancels the upstream task (tasks/cancel on 2026-07-28)', async () => {
     const client = await connect();
     const created = await client.request(
       { method: 'tools/call', params: { name: 'fm_slow', arguments: { ms: 30_000, tag: 'cancel' }, task: {} } },
@@ -177,4 +225,20 @@ describe('bridge servers: FastMCP 4 (Python) over stdio, on 2026-07-28 and pinne
     expect(refused.isError).toBe(true);
     expect(text(refused)).toMatch(/2026-07-28/);
   });
+  it('a bridge killed -9 while it follows an HTTP upstream task is replaced: the result arrives, the tool ran once', async () => {
+    const client = await connect();
+    const created = await client.request(
+      { method: 'tools/call', params: { name: 'fmh_slow', arguments: { ms: 6000, tag: 'crash' }, task: {} } },
+      CreateTaskResultSchema,
+    );
+    const key = `${pods.keys.task(created.task.taskId)}:upstream`;
+    await waitFor(async () => ((await pods.redis.hget(key, 'upstreamTaskId')) ?? '') !== '', 'the upstream task id');
+    await bridge.stop('SIGKILL');
+    bridge = await forkBridge(pods.env, configPath);
+    const result = await client.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema);
+    expect(result.content).toEqual([{ type: 'text', text: 'slept 6000 ms (crash)' }]);
+    expect(bridge.output()).toContain('following the upstream task after a restart');
+    const output = http?.output() ?? '';
+    expect(output.match(/slow started crash/g)).toHaveLength(1);
+  }, 90_000);
 });

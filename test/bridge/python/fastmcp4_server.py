@@ -1,10 +1,12 @@
 """A FastMCP 4 server (with fastmcp-tasks) for the bridge tests, over stdio.
 
-`echo` answers at once; `revision` names the protocol revision of the connection it was called on; `slow` takes
-`ms` milliseconds with four progress steps and may run as a task (the tasks extension, on Docket in memory);
+`echo` answers at once; `revision` names the protocol revision of the connection it was called on; `steps` reports
+`count` progress steps; `slow` takes `ms` milliseconds and runs as a task when the client opts in (the tasks
+extension, on Docket: FASTMCP_DOCKET_URL, in memory by default);
 `greet` asks the user's name the 2026-07-28 way (it returns an InputRequiredResult and reads the answer from
 `ctx.input_responses` when called again); `greet_legacy` asks it with `ctx.elicit`, which FastMCP 4 allows on
 2025-11-25 connections only. `slow` writes when it starts, ends and is cancelled to stderr, which the bridge logs.
+With PORT set it serves Streamable HTTP on 127.0.0.1:PORT at /mcp instead.
 """
 
 import asyncio
@@ -40,6 +42,14 @@ def echo(text: str) -> str:
 def revision(ctx: Context) -> str:
     """The protocol revision of the connection the call came on"""
     return str(ctx.request_context.protocol_version)
+
+
+@mcp.tool
+async def steps(count: int, ctx: Context) -> str:
+    """Reports count progress steps, then returns"""
+    for step in range(1, count + 1):
+        await ctx.report_progress(step, count)
+    return f"{count} steps"
 
 
 @mcp.tool(task=True)
@@ -83,4 +93,7 @@ async def greet_legacy(ctx: Context) -> str:
 
 
 if __name__ == "__main__":
-    mcp.run(show_banner=False)
+    if "PORT" in os.environ:
+        mcp.run(transport="http", host="127.0.0.1", port=int(os.environ["PORT"]), show_banner=False)
+    else:
+        mcp.run(show_banner=False)

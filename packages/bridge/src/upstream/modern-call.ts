@@ -14,7 +14,7 @@ import type { ModernSession } from './upstream-session.js';
 const MAX_INPUT_ROUNDS = 50;
 
 /** One embedded request of an `input_required` result. */
-interface InputRequest {
+export interface InputRequest {
   readonly method?: unknown;
   readonly params?: unknown;
 }
@@ -33,7 +33,7 @@ export function asV1Error(error: unknown): unknown {
 }
 
 /** The answer of taskgate's client to one request of the upstream, asked through the call's context. */
-async function answer(call: RoutedCall, key: string, request: InputRequest): Promise<unknown> {
+export async function answer(call: RoutedCall, key: string, request: InputRequest): Promise<unknown> {
   const { ctx } = call;
   const options = { signal: ctx.signal };
   switch (request.method) {

@@ -4,6 +4,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { Logger } from '@taskgate/core';
 import { CallRoutes } from './call-routes.js';
+import { RawRequests, TASKS_EXTENSION } from './modern-raw.js';
 import type { UpstreamServerConfig } from './server-config.js';
 import { tracingFetch } from './upstream-client.js';
 import { type ConnectOptions, MODERN_REVISION, type ModernSession, type UpstreamRequests } from './upstream-session.js';
@@ -66,20 +67,19 @@ export async function connectModern(
   const routes = new CallRoutes();
   const onToolsChanged = options.onToolsChanged;
   const changed = { autoRefresh: false, debounceMs: 0, onChanged: () => onToolsChanged?.() };
-  const client = new Client(
-    { name: 'taskgate-bridge', version: '0.1.0' },
-    {
-      capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} },
-      versionNegotiation: {
-        mode: server.protocolVersion === MODERN_REVISION ? { pin: MODERN_REVISION } : 'auto',
-        probe: { timeoutMs: PROBE_TIMEOUT_MS },
-      },
-      inputRequired: { autoFulfill: false },
-      ...(onToolsChanged !== undefined && {
-        listChanged: { tools: changed, resources: changed, prompts: changed },
-      }),
+  const info = { name: 'taskgate-bridge', version: '0.1.0' };
+  const capabilities = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} };
+  const client = new Client(info, {
+    capabilities,
+    versionNegotiation: {
+      mode: server.protocolVersion === MODERN_REVISION ? { pin: MODERN_REVISION } : 'auto',
+      probe: { timeoutMs: PROBE_TIMEOUT_MS },
     },
-  );
+    inputRequired: { autoFulfill: false },
+    ...(onToolsChanged !== undefined && {
+      listChanged: { tools: changed, resources: changed, prompts: changed },
+    }),
+  });
   client.setNotificationHandler('notifications/progress', async (notification) => {
     const { progressToken, progress, total, message } = notification.params;
     const call = routes.byProgressToken(progressToken);
@@ -102,28 +102,31 @@ export async function connectModern(
   let pid: number | undefined;
   let terminate = async (): Promise<void> => {};
   let stderr: ReturnType<typeof heldStderr> | undefined;
+  let transport: StdioClientTransport | StreamableHTTPClientTransport;
   if (server.stdio !== undefined) {
-    const transport = new StdioClientTransport({
+    const stdio = new StdioClientTransport({
       command: server.stdio.command,
       args: server.stdio.args,
       env: server.stdio.env,
       ...(server.stdio.cwd !== undefined && { cwd: server.stdio.cwd }),
       stderr: 'pipe',
     });
-    stderr = heldStderr(transport.stderr as Readable | null, server.name, logger);
-    await client.connect(transport, connectOptions).catch((error: unknown) => {
+    transport = stdio;
+    stderr = heldStderr(stdio.stderr as Readable | null, server.name, logger);
+    await client.connect(stdio, connectOptions).catch((error: unknown) => {
       stderr?.keep();
       throw error;
     });
-    pid = transport.pid ?? undefined;
+    pid = stdio.pid ?? undefined;
   } else {
     const http = server.http as NonNullable<UpstreamServerConfig['http']>;
-    const transport = new StreamableHTTPClientTransport(new URL(http.url), {
+    const remote = new StreamableHTTPClientTransport(new URL(http.url), {
       requestInit: { headers: http.headers },
       fetch: tracingFetch,
     });
-    await client.connect(transport, connectOptions);
-    terminate = () => transport.terminateSession().catch(() => {});
+    transport = remote;
+    await client.connect(remote, connectOptions);
+    terminate = () => remote.terminateSession().catch(() => {});
   }
   const discover = client.getDiscoverResult();
   if (client.getProtocolEra() !== 'modern' || discover === undefined) {
@@ -134,10 +137,12 @@ export async function connectModern(
     return undefined;
   }
   stderr?.keep();
+  const extensions = (discover.capabilities as { extensions?: Record<string, unknown> }).extensions;
   return {
     revision: MODERN_REVISION,
     client: requestsOf(client),
     modern: client,
+    tasks: extensions?.[TASKS_EXTENSION] === undefined ? undefined : new RawRequests(transport, info, capabilities),
     routes,
     sessionId: undefined,
     pid,

@@ -88,9 +88,11 @@ export function createUpstreamServers(options: UpstreamServersOptions): Upstream
       if (control === undefined || worker === undefined) return;
       const tools = await listAllTools(control.client);
       await snapshots.save(server.name, tools, SNAPSHOT_TTL_MS);
-      // 2026-07-28 upstreams run calls as plain calls (their tasks extension is not used yet).
-      const legacy = control.revision === LEGACY_REVISION ? control.legacy : undefined;
-      const count = await publish(tools, (tool) => legacy !== undefined && upstreamRunsTasks(legacy, tool));
+      // 2025-11-25: the tools the server runs as tasks; 2026-07-28: every tool of a server of the tasks extension
+      // (it decides per call), so that a bridge that takes a call over after a crash follows its upstream task.
+      const count = await publish(tools, (tool) =>
+        control.revision === LEGACY_REVISION ? upstreamRunsTasks(control.legacy, tool) : control.tasks !== undefined,
+      );
       const listed = await listAllReads(control.client);
       subscriptions.offer(listed);
       const reads = upstreamReadDefinitions(server, listed, pool, logger);

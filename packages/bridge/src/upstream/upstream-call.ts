@@ -11,6 +11,7 @@ import { ProtocolError, type CallToolResult as TaskResult } from '@taskgate/prot
 import { TaskAbortedError, type ToolContext } from '@taskgate/worker';
 import { type RoutedCall, routedCall } from './call-routes.js';
 import { callModern } from './modern-call.js';
+import { callWithTasks } from './modern-tasks.js';
 import type { UpstreamServerConfig } from './server-config.js';
 import type { UpstreamMetrics, UpstreamOutcome } from './upstream-metrics.js';
 import { type Lease, type UpstreamPool, UpstreamUnavailableError } from './upstream-pool.js';
@@ -138,6 +139,8 @@ async function callOnce(
   const off = session.routes.add(call);
   try {
     if (session.revision === MODERN_REVISION) {
+      const { tasks } = session;
+      if (tasks !== undefined) return await callWithTasks({ ...deps, raw: tasks }, tool, args, call);
       return (await callModern(session, deps.server, tool, args, call)) as CallToolResult;
     }
     return await session.legacy.request(

@@ -2,6 +2,7 @@ import type { Client as ClientV2, DiscoverResult } from '@modelcontextprotocol/c
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Logger } from '@taskgate/core';
 import type { CallRoutes } from './call-routes.js';
+import type { RawRequests } from './modern-raw.js';
 
 export const LEGACY_REVISION = '2025-11-25';
 export const MODERN_REVISION = '2026-07-28';
@@ -51,6 +52,8 @@ export interface LegacySession extends SessionCommon {
 export interface ModernSession extends SessionCommon {
   readonly revision: typeof MODERN_REVISION;
   readonly modern: ClientV2;
+  /** The tasks extension's requests, when the server offers the extension. */
+  readonly tasks: RawRequests | undefined;
 }
 
 /** One MCP client session with an upstream server: a stdio process or a Streamable HTTP session. */
