@@ -10,10 +10,10 @@ import { tracingFetch } from './upstream-client.js';
 import { type ConnectOptions, MODERN_REVISION, type ModernSession, type UpstreamRequests } from './upstream-session.js';
 
 /**
- * How long `server/discover` may take (ms). On stdio it includes the server's start; a server that stays silent
- * that long speaks 2025-11-25 only (`auto`).
+ * How long `server/discover` may take (ms). On stdio it includes the server's start (a Python server under load
+ * takes seconds), and a server silent that long is taken to speak 2025-11-25 only; on HTTP silence is an outage.
  */
-const PROBE_TIMEOUT_MS = 10_000;
+const PROBE_TIMEOUT_MS = { stdio: 30_000, http: 10_000 };
 
 /** The v2 client as the revision-neutral requests: the catalog and reads are read fresh (no response cache). */
 function requestsOf(client: Client): UpstreamRequests {
@@ -73,7 +73,7 @@ export async function connectModern(
     capabilities,
     versionNegotiation: {
       mode: server.protocolVersion === MODERN_REVISION ? { pin: MODERN_REVISION } : 'auto',
-      probe: { timeoutMs: PROBE_TIMEOUT_MS },
+      probe: { timeoutMs: server.stdio !== undefined ? PROBE_TIMEOUT_MS.stdio : PROBE_TIMEOUT_MS.http },
     },
     inputRequired: { autoFulfill: false },
     ...(onToolsChanged !== undefined && {

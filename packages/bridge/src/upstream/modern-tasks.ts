@@ -1,5 +1,5 @@
 import type { CallToolResult, Tool as UpstreamTool } from '@modelcontextprotocol/sdk/types.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { UpstreamCalls } from '@taskgate/core';
 import { TaskAbortedError } from '@taskgate/worker';
 import type { RoutedCall } from './call-routes.js';
@@ -74,7 +74,7 @@ async function follow(deps: TaskCallDeps, call: RoutedCall, taskId: string): Pro
           if (task.result !== undefined) return complete(task.result as Json);
           const error = task.error as { code?: number; message?: string; data?: unknown } | undefined;
           throw new McpError(
-            error?.code ?? -32603,
+            error?.code ?? ErrorCode.InternalError,
             error?.message ?? String(task.statusMessage ?? 'failed'),
             error?.data,
           );
