@@ -175,7 +175,11 @@ describe('bridge servers: FastMCP 4 (Python) over stdio, on 2026-07-28 and pinne
     );
     // The upstream created a task: its id is stored with the taskgate task while the bridge follows it.
     const key = `${pods.keys.task(created.task.taskId)}:upstream`;
-    await waitFor(async () => ((await pods.redis.hget(key, 'upstreamTaskId')) ?? '') !== '', 'the upstream task id');
+    await waitFor(
+      async () => ((await pods.redis.hget(key, 'upstreamTaskId')) ?? '') !== '',
+      'the upstream task id',
+      30_000,
+    );
     const result = await client.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema);
     expect(result.content).toEqual([{ type: 'text', text: 'slept 1200 ms (followed)' }]);
     expect(stderrOf('fm').filter((line) => line === 'slow started followed')).toHaveLength(1);
@@ -232,7 +236,11 @@ describe('bridge servers: FastMCP 4 (Python) over stdio, on 2026-07-28 and pinne
       CreateTaskResultSchema,
     );
     const key = `${pods.keys.task(created.task.taskId)}:upstream`;
-    await waitFor(async () => ((await pods.redis.hget(key, 'upstreamTaskId')) ?? '') !== '', 'the upstream task id');
+    await waitFor(
+      async () => ((await pods.redis.hget(key, 'upstreamTaskId')) ?? '') !== '',
+      'the upstream task id',
+      30_000,
+    );
     await bridge.stop('SIGKILL');
     bridge = await forkBridge(pods.env, configPath);
     const result = await client.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema);
