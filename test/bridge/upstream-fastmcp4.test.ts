@@ -221,6 +221,11 @@ describe('bridge servers: FastMCP 4 (Python) over stdio, on 2026-07-28 and pinne
     expect(stderrOf('fm')).not.toContain('slow finished cancel');
   });
 
+  it('keeps the HTTP server up: its session is checked with server/discover (2026-07-28 has no ping)', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+    expect(bridge.output()).not.toMatch(/"server":"fmh"[^\n]*"upstream down"/);
+  });
+
   it('protocolVersion 2025-11-25 pins the revision on which ctx.elicit asks; on 2026-07-28 FastMCP refuses it', async () => {
     const client = await connect2026('Lin');
     const pinned = await client.callTool({ name: 'fm25_greet_legacy', arguments: {} });

@@ -26,7 +26,8 @@ function requestsOf(client: Client): UpstreamRequests {
     listPrompts: (params, options) => client.listPrompts(params, { ...options, ...fresh }) as never,
     readResource: (params, options) => client.readResource(params, { ...options, ...fresh }) as never,
     getPrompt: (params, options) => client.getPrompt(params as never, options) as never,
-    ping: (options) => client.ping(options) as never,
+    // 2026-07-28 has no ping: server/discover is the one request every server answers at any time.
+    ping: (options) => client.discover(options) as never,
     close: () => client.close(),
   };
 }
