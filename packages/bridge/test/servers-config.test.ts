@@ -101,7 +101,17 @@ servers:
     expect(problems(second.replace('    processes: 2\n', '').replace('  - name: neither\n', ''), {})).toEqual([
       'servers[1].http.url: must be an http:// or https:// URL',
       'servers[2].name: duplicate server name "web"',
-      'servers[2].protocolVersion: upstreams are reached with the 2025-11-25 client for now; use auto or 2025-11-25',
+    ]);
+  });
+
+  it('takes each protocol revision, and names the path of one it does not know', () => {
+    const server = (version: string) =>
+      `servers:\n  - name: web\n    http: { url: http://a/mcp }\n    protocolVersion: ${version}\n`;
+    for (const version of ['auto', '2025-11-25', '2026-07-28']) {
+      expect(loadBridgeConfig(server(version), {}).servers[0]?.protocolVersion).toBe(version);
+    }
+    expect(problems(server('2024-11-05'), {})).toEqual([
+      expect.stringMatching(/^servers\[0\]\.protocolVersion: .*"auto"\|"2025-11-25"\|"2026-07-28"/),
     ]);
   });
 

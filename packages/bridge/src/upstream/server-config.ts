@@ -32,6 +32,7 @@ export const ServerSchema = z
     stdio: StdioSchema.optional(),
     http: HttpSchema.optional(),
     prefix: z.string().regex(PREFIX, 'must be at most 64 characters of A-Z a-z 0-9 _ - .').optional(),
+    /** auto: 2026-07-28 when the server offers it (server/discover), else 2025-11-25; or one pinned. */
     protocolVersion: z.enum(['auto', '2025-11-25', '2026-07-28']).default('auto'),
     taskSupport: z.enum(['optional', 'required', 'forbidden']).default('optional'),
     inlineWaitMs: z.number().int().min(0).optional(),
@@ -106,11 +107,6 @@ export function resolveServers(
     const path = `servers[${index}]`;
     if (names.has(server.name)) problems.push(`${path}.name: duplicate server name "${server.name}"`);
     names.add(server.name);
-    if (server.protocolVersion === '2026-07-28') {
-      problems.push(
-        `${path}.protocolVersion: upstreams are reached with the 2025-11-25 client for now; use auto or 2025-11-25`,
-      );
-    }
     if (server.stdio !== undefined) {
       const env2 = expandRecord(server.stdio.env, `${path}.stdio.env`, env, problems);
       return { ...server, stdio: { ...server.stdio, env: env2 } };

@@ -10,9 +10,12 @@ import { errorMessage, inSpan, SpanKind, type UpstreamCalls } from '@taskgate/co
 import { ProtocolError, type CallToolResult as TaskResult } from '@taskgate/protocol';
 import { TaskAbortedError, type ToolContext } from '@taskgate/worker';
 import { type RoutedCall, routedCall } from './call-routes.js';
+import { callModern } from './modern-call.js';
+import { callWithTasks } from './modern-tasks.js';
 import type { UpstreamServerConfig } from './server-config.js';
 import type { UpstreamMetrics, UpstreamOutcome } from './upstream-metrics.js';
 import { type Lease, type UpstreamPool, UpstreamUnavailableError } from './upstream-pool.js';
+import { MODERN_REVISION } from './upstream-session.js';
 
 /** How long a call waits for a server that is (re)starting before it fails (ms). */
 const UNAVAILABLE_WAIT_MS = 5000;
@@ -120,7 +123,10 @@ function callParams(tool: UpstreamTool, args: Record<string, unknown>, call: Rou
   return { name: tool.name, arguments: args, _meta: { progressToken: call.progressToken } };
 }
 
-/** A plain `tools/call`: the SDK sends `notifications/cancelled` when the task's signal aborts. */
+/**
+ * A plain `tools/call` on the session's revision (2026-07-28: with its rounds of input): the SDK sends
+ * `notifications/cancelled` when the task's signal aborts.
+ */
 async function callOnce(
   deps: CallDeps,
   tool: UpstreamTool,
@@ -128,10 +134,16 @@ async function callOnce(
   ctx: ToolContext,
 ): Promise<CallToolResult> {
   const lease = await deps.pool.acquire(UNAVAILABLE_WAIT_MS);
+  const { session } = lease;
   const call = routedCall(ctx);
-  const off = lease.session.routes.add(call);
+  const off = session.routes.add(call);
   try {
-    return await lease.session.client.request(
+    if (session.revision === MODERN_REVISION) {
+      const { tasks } = session;
+      if (tasks !== undefined) return await callWithTasks({ ...deps, raw: tasks }, tool, args, call);
+      return (await callModern(session, deps.server, tool, args, call)) as CallToolResult;
+    }
+    return await session.legacy.request(
       { method: 'tools/call', params: callParams(tool, args, call) },
       CallToolResultSchema,
       requestOptions(deps, ctx),
@@ -163,22 +175,28 @@ async function followTask(
     );
   }
   const lease: Lease = await deps.pool.acquire(UNAVAILABLE_WAIT_MS, resumed ? stored.sessionId : undefined);
+  const session = lease.session;
+  if (session.revision === MODERN_REVISION) {
+    // Tools published from the last listing before the server was reached; it now speaks 2026-07-28.
+    await lease.release();
+    return await callOnce(deps, tool, args, ctx);
+  }
   const call = routedCall(ctx);
-  const off = lease.session.routes.add(call);
+  const off = session.routes.add(call);
   let keep = false;
   try {
     if (resumed) {
       call.upstreamTaskId = stored.upstreamTaskId;
       ctx.logger.info({ server: server.name }, 'following the upstream task after a restart');
     } else {
-      const created = await lease.session.client.request(
+      const created = await session.legacy.request(
         { method: 'tools/call', params: { ...callParams(tool, args, call), task: { ttl: server.timeoutMs } } },
         CreateTaskResultSchema,
         requestOptions(deps, ctx),
       );
       call.upstreamTaskId = created.task.taskId;
       const record = { server: server.name, upstreamTaskId: created.task.taskId };
-      const sessionId = lease.session.sessionId;
+      const sessionId = session.sessionId;
       await deps.calls.record(
         ctx.taskId,
         sessionId === undefined ? record : { ...record, sessionId },
@@ -193,11 +211,11 @@ async function followTask(
         keep = true;
         return;
       }
-      lease.session.client.experimental.tasks.cancelTask(taskId).catch(() => {});
+      session.legacy.experimental.tasks.cancelTask(taskId).catch(() => {});
     };
     ctx.signal.addEventListener('abort', onAbort, { once: true });
     try {
-      const result = await lease.session.client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema, {
+      const result = await session.legacy.experimental.tasks.getTaskResult(taskId, CallToolResultSchema, {
         signal: ctx.signal,
         timeout: server.timeoutMs,
       });

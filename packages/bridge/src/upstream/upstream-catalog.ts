@@ -4,6 +4,7 @@ import type { Logger } from '@taskgate/core';
 import type { CallToolResult } from '@taskgate/protocol';
 import { type AnyToolDefinition, defineTool, type ToolContext } from '@taskgate/worker';
 import type { UpstreamServerConfig } from './server-config.js';
+import type { UpstreamRequests } from './upstream-session.js';
 
 /** The dialect the gateways validate arguments in (MCP's default); other `$schema` values are dropped. */
 const DIALECT_2020 = 'https://json-schema.org/draft/2020-12/schema';
@@ -11,7 +12,7 @@ const DIALECT_2020 = 'https://json-schema.org/draft/2020-12/schema';
 const RESUMES = 100;
 
 /** Every tool the upstream lists, all pages. */
-export async function listAllTools(client: Client): Promise<UpstreamTool[]> {
+export async function listAllTools(client: UpstreamRequests): Promise<UpstreamTool[]> {
   const tools: UpstreamTool[] = [];
   let cursor: string | undefined;
   do {

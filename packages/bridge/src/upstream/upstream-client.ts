@@ -21,31 +21,7 @@ import { CallRoutes, type RoutedCall } from './call-routes.js';
 import { answerRequest, CLIENT_TASKS_CAPABILITY, withoutTask } from './client-task-requests.js';
 import { ClientTaskStore } from './client-task-store.js';
 import type { UpstreamServerConfig } from './server-config.js';
-
-/** The revision the SDK client speaks toward upstreams. */
-export const UPSTREAM_PROTOCOL_VERSION = '2025-11-25';
-
-/** One MCP client session with an upstream server: a stdio process or a Streamable HTTP session. */
-export interface UpstreamClient {
-  readonly client: Client;
-  /** The calls in flight on this session, for routing what the upstream asks or logs. */
-  readonly routes: CallRoutes;
-  /** The Streamable HTTP session id (HTTP only). */
-  readonly sessionId: string | undefined;
-  /** The server process (stdio only). */
-  readonly pid: number | undefined;
-  /** Resolves when the session ends (the process exited, the connection closed). */
-  readonly closed: Promise<void>;
-  close(): Promise<void>;
-}
-
-export interface ConnectOptions {
-  readonly logger: Logger;
-  /** Told when the upstream announces that its tools, resources or prompts changed (`list_changed`). */
-  readonly onToolsChanged?: () => void;
-  /** Resume this Streamable HTTP session instead of starting one (no initialize). */
-  readonly sessionId?: string;
-}
+import { type ConnectOptions, LEGACY_REVISION, type LegacySession } from './upstream-session.js';
 
 /** `_meta` without the upstream's related-task key: the task the client sees is taskgate's, not the upstream's. */
 function withoutRelatedTask<P extends object>(params: P): P {
@@ -77,7 +53,7 @@ function routeOrRefuse(routes: CallRoutes, params: unknown): RoutedCall {
 }
 
 /** Sends `traceparent` (the active span's) with every HTTP request, so the upstream's spans join the trace. */
-const tracingFetch: FetchLike = (url, init) => {
+export const tracingFetch: FetchLike = (url, init) => {
   const carrier = traceCarrierOf();
   if (carrier === undefined) return fetch(url, init);
   const headers = new Headers(init?.headers);
@@ -94,12 +70,12 @@ function logStderr(stream: Readable | null, server: string, logger: Logger): voi
 }
 
 /**
- * Connects one MCP client session to `server` with the official SDK client: a new stdio process (its stderr
+ * Connects one 2025-11-25 session to `server` with the official SDK v1 client: a new stdio process (its stderr
  * in the bridge's log), or a Streamable HTTP session with only the config's headers. The client declares
  * elicitation, sampling and roots, and answers them by asking taskgate's client through the call's context;
  * elicitation and sampling also as client tasks (CLT-1), kept for this connection only.
  */
-export async function connectUpstream(server: UpstreamServerConfig, options: ConnectOptions): Promise<UpstreamClient> {
+export async function connectLegacy(server: UpstreamServerConfig, options: ConnectOptions): Promise<LegacySession> {
   const { logger } = options;
   const routes = new CallRoutes();
   const tasks = new ClientTaskStore();
@@ -164,6 +140,14 @@ export async function connectUpstream(server: UpstreamServerConfig, options: Con
     ended();
   };
   client.onerror = (error) => logger.debug({ server: server.name, err: error.message }, 'upstream transport error');
+  const common = {
+    revision: LEGACY_REVISION,
+    client,
+    legacy: client,
+    routes,
+    closed,
+    verdict: { kind: 'legacy' },
+  } as const;
 
   if (server.stdio !== undefined) {
     const transport = new StdioClientTransport({
@@ -176,11 +160,9 @@ export async function connectUpstream(server: UpstreamServerConfig, options: Con
     logStderr(transport.stderr as Readable | null, server.name, logger);
     await client.connect(transport);
     return {
-      client,
-      routes,
+      ...common,
       sessionId: undefined,
       pid: transport.pid ?? undefined,
-      closed,
       close: () => client.close(),
     };
   }
@@ -190,11 +172,11 @@ export async function connectUpstream(server: UpstreamServerConfig, options: Con
     fetch: tracingFetch,
     ...(options.sessionId !== undefined && { sessionId: options.sessionId }),
   });
-  if (options.sessionId !== undefined) transport.setProtocolVersion(UPSTREAM_PROTOCOL_VERSION);
+  if (options.sessionId !== undefined) transport.setProtocolVersion(LEGACY_REVISION);
   await client.connect(transport);
   const close = async (): Promise<void> => {
     await transport.terminateSession().catch(() => {});
     await client.close();
   };
-  return { client, routes, sessionId: transport.sessionId, pid: undefined, closed, close };
+  return { ...common, sessionId: transport.sessionId, pid: undefined, close };
 }

@@ -1,7 +1,8 @@
 import { errorMessage, type Logger } from '@taskgate/core';
+import { connectUpstream } from './connect-upstream.js';
 import type { UpstreamServerConfig } from './server-config.js';
-import { connectUpstream, type UpstreamClient } from './upstream-client.js';
 import type { UpstreamMetrics } from './upstream-metrics.js';
+import type { UpstreamClient, Verdict } from './upstream-session.js';
 
 /** First and longest wait before starting or reaching an upstream again (ms). */
 const BACKOFF_MIN_MS = 250;
@@ -43,6 +44,8 @@ export class UpstreamPool {
   readonly #waiters = new Set<() => void>();
   #closed = false;
   #loops: Promise<void>[] = [];
+  /** The revision the server spoke when first reached: later sessions start on it without a probe. */
+  #verdict: Verdict | undefined;
 
   constructor(server: UpstreamServerConfig, options: PoolOptions) {
     this.server = server;
@@ -81,13 +84,16 @@ export class UpstreamPool {
         const session = await connectUpstream(this.server, {
           logger,
           onToolsChanged: () => this.#options.onToolsChanged(),
+          ...(this.#verdict !== undefined && { verdict: this.#verdict }),
         });
         if (this.#closed) {
           await session.close();
           break;
         }
+        this.#verdict = session.verdict;
         this.#slots[index] = session;
-        logger.info({ server: name, ...(session.pid !== undefined && { upstreamPid: session.pid }) }, 'upstream up');
+        const pid = session.pid !== undefined ? { upstreamPid: session.pid } : {};
+        logger.info({ server: name, ...pid, protocolVersion: session.revision }, 'upstream up');
         this.#changed();
         this.#options.onToolsChanged();
         await (this.server.http !== undefined ? this.#pingUntilDown(session) : session.closed);
@@ -158,6 +164,7 @@ export class UpstreamPool {
       session = await connectUpstream(this.server, {
         logger: this.#options.logger,
         ...(sessionId !== undefined && { sessionId }),
+        ...(this.#verdict !== undefined && { verdict: this.#verdict }),
       });
     } catch (error) {
       throw new UpstreamUnavailableError(

@@ -1,4 +1,3 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   McpError,
   type Prompt as UpstreamPrompt,
@@ -17,8 +16,10 @@ import {
   type ResourceReturn,
 } from '@taskgate/worker';
 import { z } from 'zod';
+import { asV1Error } from './modern-call.js';
 import type { UpstreamServerConfig } from './server-config.js';
 import type { UpstreamPool } from './upstream-pool.js';
+import type { UpstreamRequests } from './upstream-session.js';
 
 /** How long a read waits for a server that is (re)starting before it fails (ms). */
 const READ_WAIT_MS = 5000;
@@ -42,7 +43,7 @@ async function allPages<T>(page: (cursor?: string) => Promise<{ items: T[]; next
 }
 
 /** The resources, templates and prompts the upstream declares and lists (none of a kind it does not declare). */
-export async function listAllReads(client: Client): Promise<UpstreamReads> {
+export async function listAllReads(client: UpstreamRequests): Promise<UpstreamReads> {
   const capabilities = client.getServerCapabilities() ?? {};
   const params = (cursor?: string) => (cursor === undefined ? {} : { cursor });
   const [resources, templates, prompts] = await Promise.all([
@@ -69,11 +70,12 @@ export async function listAllReads(client: Client): Promise<UpstreamReads> {
 }
 
 /** Runs `work` on a session of the server; the upstream's JSON-RPC errors reach the client as it sent them. */
-async function onUpstream<T>(pool: UpstreamPool, work: (client: Client) => Promise<T>): Promise<T> {
+async function onUpstream<T>(pool: UpstreamPool, work: (client: UpstreamRequests) => Promise<T>): Promise<T> {
   const lease = await pool.acquire(READ_WAIT_MS);
   try {
     return await work(lease.session.client);
-  } catch (error) {
+  } catch (thrown) {
+    const error = asV1Error(thrown);
     if (error instanceof McpError) {
       throw new ProtocolError(error.code, error.message.replace(/^MCP error -?\d+: /, ''), error.data);
     }

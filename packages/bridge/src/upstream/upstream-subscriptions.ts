@@ -1,8 +1,8 @@
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage, type Logger, type ResourceInterest, UriTemplate } from '@taskgate/core';
-import type { UpstreamClient } from './upstream-client.js';
 import type { UpstreamPool } from './upstream-pool.js';
 import type { UpstreamReads } from './upstream-reads.js';
+import { LEGACY_REVISION, type UpstreamClient } from './upstream-session.js';
 
 /** How often the subscriptions of the clients are compared with those held upstream (ms). */
 const SYNC_MS = 1000;
@@ -57,19 +57,21 @@ export class UpstreamSubscriptions {
     if (this.#syncing) return;
     this.#syncing = true;
     try {
-      const session = this.#options.pool.control;
-      if (session !== this.#session) this.#follow(session);
-      if (session === undefined || session.client.getServerCapabilities()?.resources?.subscribe !== true) return;
+      const control = this.#options.pool.control;
+      if (control !== this.#session) this.#follow(control);
+      // 2026-07-28 has no resources/subscribe (its subscriptions/listen is not followed yet).
+      const session = control?.revision === LEGACY_REVISION ? control.legacy : undefined;
+      if (session === undefined || session.getServerCapabilities()?.resources?.subscribe !== true) return;
       const wanted = [...(await this.#options.interest.uris())].filter((uri) => this.#offers(uri));
       const added = wanted.filter((uri) => !this.#held.has(uri));
       const dropped = [...this.#held].filter((uri) => !wanted.includes(uri));
       for (const uri of added) {
-        await session.client.subscribeResource({ uri });
+        await session.subscribeResource({ uri });
         this.#held.add(uri);
       }
       for (const uri of dropped) {
         this.#held.delete(uri);
-        await session.client.unsubscribeResource({ uri });
+        await session.unsubscribeResource({ uri });
       }
       // Counts only: a URI may say more than an operator's log should.
       if (added.length + dropped.length > 0) {
@@ -97,7 +99,8 @@ export class UpstreamSubscriptions {
   #follow(session: UpstreamClient | undefined): void {
     this.#session = session;
     this.#held.clear();
-    session?.client.setNotificationHandler(ResourceUpdatedNotificationSchema, async (notification) => {
+    if (session?.revision !== LEGACY_REVISION) return;
+    session.legacy.setNotificationHandler(ResourceUpdatedNotificationSchema, async (notification) => {
       const { uri } = notification.params;
       if (!this.#held.has(uri)) return;
       await this.#options
