@@ -42,6 +42,10 @@ export interface WaitersResult {
   readonly finishAllMs: number;
   /** The gateway's CPU time (ms) from the finishes until every waiter had its response, per waiter. */
   readonly wakeCpuMsPerWaiter: number;
+  /** Redis commands (commandstats, Lua-run included) per waiter from the finishes to the last response. */
+  readonly wakeCommandsPerWaiter: number;
+  /** The most frequent of them, per waiter. */
+  readonly wakeBreakdown: string;
   /** Waiters that got the tool's result. */
   readonly delivered: number;
   /** Redis commands (commandstats, Lua-run included) per waiter while the streams were opened. */
@@ -184,10 +188,12 @@ export async function runWaiters(
     });
     await waitForLog(finisher, /finisher ready/);
     await waitForQuiet(gateway.pid);
+    const wakeCalls0 = await commandCalls(system.redis);
     const wakeCpu0 = cpuMs(gateway.pid);
     process.kill(finisher.pid, 'SIGUSR2');
     const bodies = await Promise.all(waiters.map((waiter) => waiter.done.catch(() => '')));
     const wakeCpuMs = cpuMs(gateway.pid) - wakeCpu0;
+    const wakeCalls = callsDelta(wakeCalls0, await commandCalls(system.redis));
     await finisher.exited;
     const finished = /finished (\d+) from ([\d.]+) in ([\d.]+) ms/.exec(finisher.log());
     if (finished === null) throw new Error(`the finisher did not finish:\n${finisher.log().slice(-2000)}`);
@@ -217,6 +223,8 @@ export async function runWaiters(
       wakeP50Ms: wakes[Math.floor(wakes.length / 2)] ?? Number.NaN,
       finishAllMs,
       wakeCpuMsPerWaiter: wakeCpuMs / count,
+      wakeCommandsPerWaiter: total(wakeCalls) / count,
+      wakeBreakdown: topCounts(wakeCalls, 10, count),
       delivered,
       idleCpuShare,
       idleCommandsPerSecond,
