@@ -152,11 +152,11 @@ async function runAll(config: BenchConfig, processes: ProcessSet): Promise<{ res
   await taskgate.subject.close();
   if (config.only.has('c')) {
     say(`c. ${config.waiters} blocked tasks/result waiters on one gateway`);
-    const waited = await runWaiters(taskgate, config.waiters);
+    const waited = await runWaiters(taskgate, config.waiters, processes, root);
     const c = { ...waited, floorRssGrowthMb: await runSseFloor(processes, root, config.waiters) };
     results.c = c;
     say(
-      `  RSS ${c.rssBeforeMb.toFixed(1)} → ${c.rssAfterMb.toFixed(1)} MB (${c.perWaiterKb.toFixed(2)} KB/waiter), ${c.redisConnections} Redis connections, ${c.subscriptions} channels; opened in ${c.openMs.toFixed(0)} ms; idle: gateway at ${(c.idleCpuShare * 100).toFixed(0)} % of a core, ${c.idleCommandsPerSecond.toFixed(0)} Redis commands/s (${c.idleBreakdown}); woken ${c.wakeP50Ms.toFixed(0)} ms (median) / ${c.wakeMaxMs.toFixed(0)} ms (slowest) after their task's end, the last ${c.wakeAllMs.toFixed(0)} ms after the first finish (${c.delivered} results)\n  set-up: ${c.commandsPerWaiter.toFixed(1)} Redis commands per waiter: ${c.setupBreakdown}\n  floor: express alone holding as many SSE requests grew ${c.floorRssGrowthMb.toFixed(1)} MB`,
+      `  RSS ${c.rssBeforeMb.toFixed(1)} → ${c.rssAfterMb.toFixed(1)} MB (${c.perWaiterKb.toFixed(2)} KB/waiter), ${c.redisConnections} Redis connections, ${c.subscriptions} channels; opened in ${c.openMs.toFixed(0)} ms; idle: gateway at ${(c.idleCpuShare * 100).toFixed(0)} % of a core, ${c.idleCommandsPerSecond.toFixed(0)} Redis commands/s (${c.idleBreakdown}); woken ${c.wakeP50Ms.toFixed(0)} ms (median) / ${c.wakeMaxMs.toFixed(0)} ms (slowest) after their task's end, the last ${c.wakeAllMs.toFixed(0)} ms after the first finish (${c.delivered} results; finishing took ${c.finishAllMs.toFixed(0)} ms; gateway CPU ${c.wakeCpuMsPerWaiter.toFixed(2)} ms per wake)\n  wake: ${c.wakeCommandsPerWaiter.toFixed(1)} Redis commands per waiter: ${c.wakeBreakdown}\n  set-up: ${c.commandsPerWaiter.toFixed(1)} Redis commands per waiter: ${c.setupBreakdown}\n  floor: express alone holding as many SSE requests grew ${c.floorRssGrowthMb.toFixed(1)} MB`,
     );
   }
   if (config.only.has('d')) {

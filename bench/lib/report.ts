@@ -193,6 +193,8 @@ function waiterRows(c: WaitersResult): Row[] {
       verdict: judge(c.wakeMaxMs <= 1000),
     },
     { metric: 'c. … median of the same (ms)', taskgate: c.wakeP50Ms },
+    { metric: 'c. … gateway CPU per woken waiter, finish to response (ms)', taskgate: c.wakeCpuMsPerWaiter },
+    { metric: 'c. … Redis commands per woken waiter, its finish included', taskgate: c.wakeCommandsPerWaiter },
     {
       metric: `c. … from the first of the ${c.waiters} finishes to the last result (ms)`,
       taskgate: c.wakeAllMs,

@@ -1,7 +1,8 @@
+import { writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { Keys, TaskStore } from '@taskgate/core';
+import { join } from 'node:path';
+import { Keys } from '@taskgate/core';
 import { freePort } from '@taskgate/dev-redis';
-import { Redis } from 'ioredis';
 import { clientsOfProcess, cpuMs, rssBytes, waitForQuiet } from '../lib/proc-stats.js';
 import { type BenchProcess, type ProcessSet, waitForLog } from '../lib/processes.js';
 import { callsDelta, commandCalls, topCounts, total } from '../lib/redis-stats.js';
@@ -39,6 +40,12 @@ export interface WaitersResult {
   readonly wakeP50Ms: number;
   /** How long finishing all tasks (in Redis) took. */
   readonly finishAllMs: number;
+  /** The gateway's CPU time (ms) from the finishes until every waiter had its response, per waiter. */
+  readonly wakeCpuMsPerWaiter: number;
+  /** Redis commands (commandstats, Lua-run included) per waiter from the finishes to the last response. */
+  readonly wakeCommandsPerWaiter: number;
+  /** The most frequent of them, per waiter. */
+  readonly wakeBreakdown: string;
   /** Waiters that got the tool's result. */
   readonly delivered: number;
   /** Redis commands (commandstats, Lua-run included) per waiter while the streams were opened. */
@@ -117,10 +124,16 @@ function openWaiter(url: string, agent: Agent, sessionId: string, taskId: string
 /**
  * Seeds `count` tasks that never finish by themselves, opens one blocked `tasks/result` per task on gateway 0
  * (raw HTTP, one connection each, as 10,000 separate clients would), and measures that gateway's RSS and Redis
- * connections with all of them waiting. Then finishes every task in Redis and times, per waiter, from its
- * task's terminal write until its response ended (which also proves they were really waiting).
+ * connections with all of them waiting. Then finishes every task in Redis, from a process of its own, and
+ * times, per waiter, from its task's terminal write until its response ended (which also proves they were
+ * really waiting).
  */
-export async function runWaiters(system: TaskgateSystem, count: number): Promise<WaitersResult> {
+export async function runWaiters(
+  system: TaskgateSystem,
+  count: number,
+  processes: ProcessSet,
+  root: string,
+): Promise<WaitersResult> {
   const gateway = system.gateways[0] as BenchProcess;
   const url = system.gatewayUrls[0] as string;
   const { client, sessionId } = await connect(url);
@@ -164,27 +177,33 @@ export async function runWaiters(system: TaskgateSystem, count: number): Promise
     const idleBreakdown = topCounts(idleCalls, 10, idleMs / 1000);
     const atRest = await connectionsOf();
 
-    const ownerId = Keys.ownerId(sessionId);
-    const woken = performance.now();
-    const outcome = { result: { content: [{ type: 'text', text: 'ok' }] } };
-    const finisher = new Redis(system.redisServer.url, { enableAutoPipelining: true });
-    const finishing = new TaskStore({ redis: finisher, keys: system.keys, cursorSecret: system.cursorSecret });
-    let finishAllMs = 0;
-    let bodies: string[] = [];
-    let wakeAllMs = 0;
-    let finishedAt: number[] = [];
-    try {
-      await Promise.all(ids.map((taskId) => finishing.finish({ taskId, ownerId }, outcome)));
-      finishAllMs = performance.now() - woken;
-      bodies = await Promise.all(waiters.map((waiter) => waiter.done.catch(() => '')));
-      wakeAllMs = performance.now() - woken;
-      // Each task's terminal write, as the finishing script stamped it (Redis's clock, milliseconds).
-      const stamps = finisher.pipeline();
-      for (const taskId of ids) stamps.hget(system.keys.task(taskId), 'lastUpdatedAt');
-      finishedAt = ((await stamps.exec()) ?? []).map(([, value]) => Number(value));
-    } finally {
-      await finisher.quit().catch(() => finisher.disconnect());
-    }
+    // The finisher is a process of its own (bench/fixtures/finish-tasks.ts), started and connected before.
+    const idsFile = join(processes.logDir, 'c-task-ids.json');
+    writeFileSync(idsFile, JSON.stringify(ids));
+    const finisher = processes.spawnNode('c-finisher', `${root}bench/fixtures/finish-tasks.ts`, [], {
+      REDIS_URL: system.redisServer.url,
+      TASKGATE_KEY_PREFIX: system.keys.prefix,
+      IDS_FILE: idsFile,
+      OWNER_ID: Keys.ownerId(sessionId),
+    });
+    await waitForLog(finisher, /finisher ready/);
+    await waitForQuiet(gateway.pid);
+    const wakeCalls0 = await commandCalls(system.redis);
+    const wakeCpu0 = cpuMs(gateway.pid);
+    process.kill(finisher.pid, 'SIGUSR2');
+    const bodies = await Promise.all(waiters.map((waiter) => waiter.done.catch(() => '')));
+    const wakeCpuMs = cpuMs(gateway.pid) - wakeCpu0;
+    const wakeCalls = callsDelta(wakeCalls0, await commandCalls(system.redis));
+    await finisher.exited;
+    const finished = /finished (\d+) from ([\d.]+) in ([\d.]+) ms/.exec(finisher.log());
+    if (finished === null) throw new Error(`the finisher did not finish:\n${finisher.log().slice(-2000)}`);
+    const firstFinishAt = Number(finished[2]);
+    const finishAllMs = Number(finished[3]);
+    const wakeAllMs = Math.max(...waiters.map((waiter) => waiter.endedAt ?? Number.NaN)) - firstFinishAt;
+    // Each task's terminal write, as the finishing script stamped it (Redis's clock, milliseconds).
+    const stamps = system.redis.pipeline();
+    for (const taskId of ids) stamps.hget(system.keys.task(taskId), 'lastUpdatedAt');
+    const finishedAt = ((await stamps.exec()) ?? []).map(([, value]) => Number(value));
     const delivered = bodies.filter((body) => body.includes('"text":"ok"')).length;
     const wakes = waiters
       .map((waiter, i) => (waiter.endedAt ?? Number.NaN) - (finishedAt[i] ?? Number.NaN))
@@ -203,6 +222,9 @@ export async function runWaiters(system: TaskgateSystem, count: number): Promise
       wakeMaxMs: wakes.at(-1) ?? Number.NaN,
       wakeP50Ms: wakes[Math.floor(wakes.length / 2)] ?? Number.NaN,
       finishAllMs,
+      wakeCpuMsPerWaiter: wakeCpuMs / count,
+      wakeCommandsPerWaiter: total(wakeCalls) / count,
+      wakeBreakdown: topCounts(wakeCalls, 10, count),
       delivered,
       idleCpuShare,
       idleCommandsPerSecond,

@@ -100,7 +100,7 @@ describe('logs', () => {
     }
   });
 
-  it('redacts authorization headers, tokens and tool arguments wherever a log call puts them', () => {
+  it('redacts authorization headers, tokens and tool arguments wherever a log call or a child logger puts them', () => {
     const lines: string[] = [];
     const logger = createLogger('debug', 'redaction', { write: (line: string) => void lines.push(line) });
     logger.info(
@@ -113,14 +113,28 @@ describe('logs', () => {
       },
       'careless',
     );
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).not.toMatch(/leak-/);
+    // A child's bindings too, and its children's; what no path names is kept, and the caller's object unchanged.
+    const given = { args: { text: 'leak-8' }, headers: { cookie: 'leak-9', accept: 'text/plain' } };
+    logger
+      .child({ token: 'leak-7', job: 'j' })
+      .child(given)
+      .warn({ keep: { nested: { token: 'kept' } } }, 'child');
+    expect(given.args.text).toBe('leak-8');
+    expect(lines).toHaveLength(2);
+    for (const line of lines) expect(line).not.toMatch(/leak-/);
     expect(JSON.parse(lines[0] as string)).toMatchObject({
       headers: { authorization: '[redacted]' },
       token: '[redacted]',
       arguments: '[redacted]',
       job: { arguments: '[redacted]', token: '[redacted]' },
       params: { arguments: '[redacted]' },
+    });
+    expect(JSON.parse(lines[1] as string)).toMatchObject({
+      token: '[redacted]',
+      job: 'j',
+      args: '[redacted]',
+      headers: { cookie: '[redacted]', accept: 'text/plain' },
+      keep: { nested: { token: 'kept' } },
     });
   });
 });

@@ -23,12 +23,18 @@
     { -2, status }      the task was terminal already
     { -3, status }      ARGV[2] is not a finishing status
     { -11 }             KEYS[3..4] are not the task's session keys
+
+  The task channel's message carries the outcome (`outcome`, as stored) when it is at most
+  CARRIED_OUTCOME_BYTES long: the task's waiters answer from the message, with no read per waiter.
 ]]
 --- @include "includes/codes"
 --- @include "includes/now"
 --- @include "includes/snapshot"
 --- @include "includes/changeTask"
 --- @include "includes/trail"
+
+-- Longest outcome (bytes of JSON) the task channel's message carries: larger ones are read by each waiter.
+local CARRIED_OUTCOME_BYTES = 8192
 
 local target = taskTarget(1)
 local task = loadTask(target.key)
@@ -46,4 +52,6 @@ if ARGV[6] and ARGV[6] ~= '' and not task.startedAt then
   trailStart(fields, task, ARGV[5])
 end
 fields.fpod = trailPod(task, ARGV[5])
-return changeTask(target, ARGV[1], task, fields)
+local carried = nil
+if #ARGV[3] <= CARRIED_OUTCOME_BYTES then carried = ARGV[3] end
+return changeTask(target, ARGV[1], task, fields, nil, carried)

@@ -119,6 +119,48 @@ describe('blocked tasks/result requests', () => {
     expect(await subscribers(stack, stack.keys.taskChannel(second))).toBe(0);
   });
 
+  it('[RES-1] answers many waiters from the finish messages of their tasks: each its own outcome, no read per waiter', async () => {
+    const stack = await start({ tools: false });
+    const sessionId = await rawInitialize(stack.url);
+    const tasks = (await idleTasks(stack, sessionId, 12)).map((task) => task.taskId);
+    // Two waiters on the first task (one watch), one on each other task.
+    const waiting = [tasks[0] as string, ...tasks];
+    const streams = await Promise.all(waiting.map((taskId, i) => tasksResult(stack.url, sessionId, taskId, i)));
+    for (const taskId of tasks) {
+      await waitFor(async () => (await subscribers(stack, stack.keys.taskChannel(taskId))) > 0, 'the subscriptions');
+    }
+    const hmgets = async (): Promise<number> => {
+      const stats = await stack.redis.info('commandstats');
+      return Number(/cmdstat_hmget:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+    };
+    const before = await hmgets();
+    // The last task's outcome is too long for its finish message to carry: its waiter reads it.
+    const large = 'x'.repeat(9000);
+    const failedAt = 5;
+    const store = new TaskStore({ redis: stack.redis, keys: stack.keys, cursorSecret: CURSOR_SECRET });
+    const ownerId = Keys.ownerId(sessionId);
+    await Promise.all(
+      tasks.map((taskId, i) =>
+        store.finish(
+          { taskId, ownerId },
+          i === failedAt
+            ? { error: { code: -32000, message: 'tool broke' } }
+            : { result: { content: [{ type: 'text', text: i === tasks.length - 1 ? large : `r${i}` }] } },
+        ),
+      ),
+    );
+    await Promise.all(streams.map((stream) => stream.ended));
+    expect(streams.map((stream) => stream.messages())).toEqual(
+      waiting.map((taskId, i) => {
+        const index = tasks.indexOf(taskId);
+        if (index === failedAt) return [{ jsonrpc: '2.0', id: i, error: { code: -32000, message: 'tool broke' } }];
+        return [answer(taskId, index === tasks.length - 1 ? large : `r${index}`, i)];
+      }),
+    );
+    // One HMGET per finish (its script loads the task) and one read by the waiter of the large outcome.
+    expect((await hmgets()) - before).toBe(tasks.length + 1);
+  });
+
   it('keeps many open streams alive from one heartbeat: keep-alive comments, connection and carrier leases', async () => {
     // Leases last three heartbeats (300 ms); the streams stay open for several of them.
     const stack = await start({ tools: false, gateway: { sseHeartbeatMs: 100 } });

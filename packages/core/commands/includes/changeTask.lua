@@ -2,9 +2,12 @@
 
 -- Publishes a loaded task's snapshot on its channel and, when the task has a session whose GET stream made
 -- its feed, appends it to that feed (what the GET stream relays, resumably) and publishes it on the
--- session's channel.
-local function publishSnapshot(target, task, snapshot)
-  redis.call(SHARD_PUBLISH, target.channel, snapshot)
+-- session's channel. `carried` (optional, JSON): the outcome a finish stored, added to the task channel's
+-- message only, as its `outcome` field: the waiters of the task answer from it without reading it back.
+local function publishSnapshot(target, task, snapshot, carried)
+  local message = snapshot
+  if carried then message = string.sub(snapshot, 1, -2) .. ',"outcome":' .. carried .. '}' end
+  redis.call(SHARD_PUBLISH, target.channel, message)
   if not task.feed then return end
   if appendFeedTo(target.feed, expiryOf(target.key, task.expiresAt), 's', snapshot) then
     redis.call(SHARD_PUBLISH, target.notify, snapshot)
@@ -14,8 +17,9 @@ end
 -- Applies field changes to a live task loaded with `loadTask` (`target`: its keys, see taskTarget). A change
 -- the client can see (status or status message) bumps the version, stamps lastUpdatedAt and publishes the new
 -- snapshot (see publishSnapshot); any other (a new attempt of a working task) only writes its fields. `now`
--- (ms, optional) is the Redis time the caller read already. Returns { OK, snapshot }.
-local function changeTask(target, taskId, task, fields, now)
+-- (ms, optional) is the Redis time the caller read already; `carried` (optional) see publishSnapshot.
+-- Returns { OK, snapshot }.
+local function changeTask(target, taskId, task, fields, now, carried)
   local visible = (fields.status ~= nil and fields.status ~= task.status)
     or (fields.statusMessage ~= nil and fields.statusMessage ~= task.statusMessage)
   local args = {}
@@ -31,6 +35,6 @@ local function changeTask(target, taskId, task, fields, now)
   end
   if #args > 0 then redis.call('HSET', target.key, unpack(args)) end
   local snapshot = encodeSnapshot(taskId, task)
-  if visible then publishSnapshot(target, task, snapshot) end
+  if visible then publishSnapshot(target, task, snapshot, carried) end
   return { OK, snapshot }
 end

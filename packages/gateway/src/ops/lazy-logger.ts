@@ -6,18 +6,19 @@ type Level = 'debug' | 'info' | 'warn' | 'error';
 type LevelAware = Logger & { isLevelEnabled?: (level: string) => boolean };
 
 /**
- * A child logger that creates the real child (`parent.child(bindings)`) only when it first logs something
- * its level lets through. Every request gets a child logger with its request id, and most requests never
- * log (a blocked tasks/result stream may wait for hours): a pino child is a whole logger object, this is
- * three fields. The output is exactly what the real child writes.
+ * A child logger that never makes a real child: it writes each entry through its root with its bindings (and
+ * its ancestors', in order) put before the entry's fields. Every request gets a child logger with its request
+ * id, and most requests never log (a blocked tasks/result stream may wait for hours); those that do log once
+ * or twice (a retrieved result's audit entry). A pino child is a whole logger object, whose bindings are
+ * redacted and serialized when it is made: making two or three of them for one entry cost more than the entry,
+ * which thousands of tasks/result waiters woken together each wrote. The line is what the real child writes.
  */
 export class LazyLogger implements Logger {
   readonly #root: LevelAware;
-  readonly #parent: Logger;
+  readonly #parent: LazyLogger | undefined;
   readonly #bindings: Readonly<Record<string, unknown>>;
-  #logger: Logger | undefined;
 
-  private constructor(root: LevelAware, parent: Logger, bindings: Readonly<Record<string, unknown>>) {
+  private constructor(root: LevelAware, parent: LazyLogger | undefined, bindings: Readonly<Record<string, unknown>>) {
     this.#root = root;
     this.#parent = parent;
     this.#bindings = bindings;
@@ -43,19 +44,21 @@ export class LazyLogger implements Logger {
     return new LazyLogger(this.#root, this, bindings);
   }
 
-  /** The real child, created now if need be (and its lazy ancestors with it). */
-  #real(): Logger {
-    this.#logger ??=
-      this.#parent instanceof LazyLogger
-        ? this.#parent.#real().child(this.#bindings)
-        : this.#parent.child(this.#bindings);
-    return this.#logger;
+  /** The bindings of this logger and its ancestors, oldest first, then `fields`: the entry's fields in order. */
+  #fields(fields: Readonly<Record<string, unknown>>): Record<string, unknown> {
+    const chain: Readonly<Record<string, unknown>>[] = [];
+    for (let logger: LazyLogger | undefined = this; logger !== undefined; logger = logger.#parent) {
+      chain.push(logger.#bindings);
+    }
+    const merged: Record<string, unknown> = {};
+    for (let i = chain.length - 1; i >= 0; i--) Object.assign(merged, chain[i]);
+    return Object.assign(merged, fields);
   }
 
   #log(level: Level, fields: Readonly<Record<string, unknown>>, message: string): void {
-    // Children share their root's level: a dropped entry creates no child.
-    if (this.#logger === undefined && this.#root.isLevelEnabled?.(level) === false) return;
-    this.#real()[level](fields, message);
+    // Children share their root's level: a dropped entry costs nothing more.
+    if (this.#root.isLevelEnabled?.(level) === false) return;
+    this.#root[level](this.#fields(fields), message);
   }
 
   /**
@@ -69,7 +72,7 @@ export class LazyLogger implements Logger {
       info: (fields, message) => root.info(fields, message),
       warn: (fields, message) => root.warn(fields, message),
       error: (fields, message) => root.error(fields, message),
-      child: (bindings) => new LazyLogger(aware, root, bindings),
+      child: (bindings) => new LazyLogger(aware, undefined, bindings),
     };
   }
 }

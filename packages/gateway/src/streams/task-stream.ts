@@ -6,6 +6,7 @@ import {
   type Logger,
   type SessionRecord,
   type StoredTask,
+  type TaskOutcome,
   taskExpired,
 } from '@taskgate/core';
 import { type RequestId, toJsonRpcError } from '@taskgate/protocol';
@@ -84,10 +85,11 @@ export async function runTaskStream(
       }
       return;
     }
-    // A terminal task's outcome does not change: it is read along with the final drain (one round trip).
+    // A terminal task's outcome does not change: the finish's message carried it (small ones), or it is read
+    // along with the final drain (one round trip).
     const outcome =
       target.kind === 'result' && waited.kind === 'terminal'
-        ? services.tasks.outcome(ctx.owner, target.taskId, true)
+        ? (carried(target, waited) ?? services.tasks.outcome(ctx.owner, target.taskId, true))
         : undefined;
     outcome?.catch(() => {});
     await carrier?.drain(waited.kind === 'terminal' && waited.announced === true);
@@ -110,6 +112,18 @@ export async function runTaskStream(
   } finally {
     stream.end();
   }
+}
+
+/**
+ * The outcome the task's finish message carried, with the task: only for a stream whose handler read the task
+ * as its caller's (`target.task`, owner checked), whose owner the message does not name and never changes.
+ */
+function carried(
+  target: TaskStreamTarget,
+  waited: Extract<WatchOutcome, { kind: 'terminal' }>,
+): Promise<{ task: StoredTask; outcome?: TaskOutcome }> | undefined {
+  if (waited.outcome === undefined || target.task === undefined) return undefined;
+  return Promise.resolve({ task: { ...waited.task, ownerId: target.task.ownerId }, outcome: waited.outcome });
 }
 
 /** The stream's logger, made when something is to be logged (most streams log nothing). */
@@ -159,13 +173,11 @@ async function finishDirect(
     await stream.finish(target.taskId, undefined, { done: '1' });
   } else {
     const task = waited.kind === 'terminal' ? waited.task : undefined;
-    await stream.finish(
-      target.taskId,
-      await directCallOutcome({ tasks: ctx.services.tasks, owner: ctx.owner }, target.rpcId, target.taskId, task),
-      {
-        done: '1',
-      },
-    );
+    const known = waited.kind === 'terminal' ? carried(target, waited) : undefined;
+    const caller = { tasks: ctx.services.tasks, owner: ctx.owner };
+    await stream.finish(target.taskId, await directCallOutcome(caller, target.rpcId, target.taskId, task, known), {
+      done: '1',
+    });
   }
   await services.calls.close(sessionId, target.rpcId).catch(() => undefined);
 }

@@ -31,16 +31,20 @@ export function auditRetrieval(logger: Logger, task: StoredTask): void {
   );
 }
 
-/** The response of a finished direct call: its result, its JSON-RPC error, or why it has neither. */
+/**
+ * The response of a finished direct call: its result, its JSON-RPC error, or why it has neither. `known`: the
+ * outcome as the finish's message carried it (not read again).
+ */
 export async function directCallOutcome(
   caller: { readonly tasks: TaskStore; readonly owner: string },
   id: RequestId,
   taskId: string,
   task: TaskRecord | undefined,
+  known?: Promise<{ readonly outcome?: TaskOutcome }>,
 ): Promise<Record<string, unknown>> {
   try {
     if (task === undefined) throw ProtocolError.internal('The call expired before it finished');
-    const { outcome } = await caller.tasks.outcome(caller.owner, taskId);
+    const { outcome } = await (known ?? caller.tasks.outcome(caller.owner, taskId));
     if (outcome !== undefined && 'result' in outcome) return resultMessage(id, outcome.result);
     if (outcome !== undefined) return errorResponse(id, outcome.error);
     const why = task.statusMessage === undefined ? '' : `: ${task.statusMessage}`;

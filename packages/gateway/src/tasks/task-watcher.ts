@@ -1,4 +1,4 @@
-import { type EventBus, recordFromFields, type TaskRecord, type TaskStore } from '@taskgate/core';
+import { type EventBus, recordFromFields, type TaskOutcome, type TaskRecord, type TaskStore } from '@taskgate/core';
 import { isTerminalStatus } from '@taskgate/protocol';
 
 /** How waiting for a task ended. */
@@ -11,6 +11,11 @@ export type WatchOutcome =
        * as an outbox arrival's, reached this process's subscriber first.
        */
       readonly announced?: true;
+      /**
+       * The stored outcome, when the message carried it (a finish's message does, up to a size): the same as
+       * a read of the task would give, with no read. Absent: read it.
+       */
+      readonly outcome?: TaskOutcome;
     }
   | { readonly kind: 'gone' }
   | { readonly kind: 'aborted' };
@@ -97,12 +102,19 @@ class Watch {
     for (const waiter of [...this.waiters]) this.settle(waiter, outcome);
   }
 
-  /** Settles the waiters when `record` says the task is over (`announced`: the record is a channel message's). */
-  check(record: TaskRecord | undefined, announced = false): void {
+  /** Settles the waiters when `record` says the task is over. */
+  check(record: TaskRecord | undefined): void {
     if (record === undefined) this.settleAll(GONE);
-    else if (isTerminalStatus(record.status)) {
-      this.settleAll(announced ? { kind: 'terminal', task: record, announced } : { kind: 'terminal', task: record });
-    }
+    else if (isTerminalStatus(record.status)) this.settleAll({ kind: 'terminal', task: record });
+  }
+
+  /** Settles the waiters with the terminal task of a channel message, and the outcome it carried if any. */
+  announce(record: TaskRecord, outcome: TaskOutcome | undefined): void {
+    this.settleAll(
+      outcome === undefined
+        ? { kind: 'terminal', task: record, announced: true }
+        : { kind: 'terminal', task: record, announced: true, outcome },
+    );
   }
 }
 
@@ -254,9 +266,9 @@ export class TaskWatcher {
 
   #message(watch: Watch, message: string): void {
     try {
-      const fields = JSON.parse(message) as Record<string, string>;
+      const fields = JSON.parse(message) as Record<string, string> & { outcome?: unknown };
       if (fields.status !== undefined && isTerminalStatus(fields.status as TaskRecord['status'])) {
-        watch.check(recordFromFields(watch.taskId, fields), true);
+        watch.announce(recordFromFields(watch.taskId, fields), carriedOutcome(fields.outcome));
       }
     } catch {
       this.#reread(watch);
@@ -322,4 +334,12 @@ export class TaskWatcher {
   #startRound(now: number): void {
     this.#round = { iterator: this.#watches.values(), ahead: this.#watches.size, endsAt: now + this.#safetyMs };
   }
+}
+
+/** The outcome a finish's message carried: `{ result }` or `{ error }`, or undefined (none, or not one). */
+function carriedOutcome(value: unknown): TaskOutcome | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const outcome = value as Record<string, unknown>;
+  const part = outcome.result ?? outcome.error;
+  return typeof part === 'object' && part !== null ? (value as TaskOutcome) : undefined;
 }
