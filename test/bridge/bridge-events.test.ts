@@ -131,8 +131,8 @@ describe('bridge: the event stream of each existing queue, from a stored positio
 
     bridge = await startBridge(bridgePort);
     await waitFor(async () => (await greetings.getJob(cancelled)) === undefined, 'the waiting job to be removed');
-    const counts = await greetings.getJobCounts('waiting', 'delayed', 'prioritized', 'active', 'paused');
-    expect(counts).toEqual({ waiting: 0, delayed: 0, prioritized: 0, active: 0, paused: 0 });
+    const counts = await greetings.getJobCounts('waiting', 'delayed', 'prioritized', 'active');
+    expect(counts).toEqual({ waiting: 0, delayed: 0, prioritized: 0, active: 0 });
 
     const worker = await forkLegacyWorker(legacy.url, 'greetings');
     extra.push(worker);

@@ -53,8 +53,8 @@ describe('catalog and context', () => {
       // (Stopping the server and starting one on its port again races other tests for the freed port.)
       await admin.flushall();
       await admin.script('FLUSH');
-      await admin.client('KILL', 'TYPE', 'normal');
-      await admin.client('KILL', 'TYPE', 'pubsub');
+      await admin.client('KILL', 'TYPE', 'NORMAL');
+      await admin.client('KILL', 'TYPE', 'PUBSUB');
       expect(await until(() => catalog.get('phoenix'), 10_000, 'the entry')).toEqual(toCatalogEntry(tool));
     } finally {
       await worker.close({ deadlineMs: 100 });

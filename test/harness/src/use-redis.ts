@@ -10,7 +10,7 @@ export interface RedisFixture {
   /** A fresh prefix for the current test (changes before every test). */
   readonly prefix: string;
   /** A new ioredis connection to the server, closed after the current test. */
-  connect(options?: RedisOptions): Redis;
+  connect(options?: Omit<RedisOptions, 'replyMapping'>): Redis;
 }
 
 /**
@@ -49,7 +49,7 @@ export function useRedis(): RedisFixture {
     get prefix() {
       return prefix;
     },
-    connect(options: RedisOptions = {}) {
+    connect(options: Omit<RedisOptions, 'replyMapping'> = {}) {
       const { port, host } = required();
       const client = new Redis({ port, host, maxRetriesPerRequest: null, ...options });
       open.push(client);

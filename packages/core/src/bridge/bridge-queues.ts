@@ -170,9 +170,12 @@ export class ExistingQueue {
     return { state: 'other', progress };
   }
 
-  /** Ids of jobs that have not started (waiting, prioritized, delayed, paused), `page` per state from `start`. */
+  /**
+   * Ids of jobs that have not started (waiting, also those of a paused queue; prioritized; delayed), `page` per
+   * state from `start`.
+   */
   async notStartedJobIds(start: number, page: number): Promise<string[]> {
-    const states = ['waiting', 'prioritized', 'delayed', 'paused'] as const;
+    const states = ['waiting', 'prioritized', 'delayed'] as const;
     return await this.#queue.getRanges([...states], start, start + page - 1, true);
   }
 

@@ -136,7 +136,8 @@ export class ToolQueues {
 
   /** True when no job of the queue waits, runs, is delayed or retried later: a retired shard may be left. */
   async isDrained(queueName: string): Promise<boolean> {
-    const counts = await this.queue(queueName).getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'paused');
+    // A paused queue's jobs count as waiting (BullMQ 6 has no paused state).
+    const counts = await this.queue(queueName).getJobCounts('waiting', 'prioritized', 'active', 'delayed');
     return Object.values(counts).every((count) => count === 0);
   }
 

@@ -1,3 +1,4 @@
+import type { ConnectionOptions } from 'node:tls';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { batchWrites } from './write-batching.js';
 
@@ -59,10 +60,12 @@ export function waitPolicyOf(redis: Redis): WaitReplicas | undefined {
 // and taskgate define on the connection, which cost more CPU in a profile than the socket writes it saves.
 // Only `command` connections time commands out (`commandTimeoutMs`): the others hold blocking commands
 // (BullMQ's BZPOPMIN, XREAD BLOCK) and must wait, so their duplicates drop an inherited timeout.
+// Every role speaks RESP3 (ioredis sends HELLO 3) with replies in the RESP2 shapes core and BullMQ read (maps as
+// flat arrays, doubles as strings): stated here, so a change of the client's default cannot reshape them.
 const ROLE_OPTIONS = {
   // Producers fail fast: a command waits through at most 3 reconnects (a failover) and at most its timeout,
   // then its request fails (503) instead of hanging; the client may retry. BullMQ's workers wait instead.
-  command: { maxRetriesPerRequest: 3, enableAutoPipelining: false },
+  command: { maxRetriesPerRequest: 3, enableAutoPipelining: false, replyMapping: 'legacy' },
   // No ready check (INFO) on the subscriber: a SUBSCRIBE written while the connection is still connecting
   // (ioredis sends it at once) puts it in subscriber mode, where ioredis refuses its own INFO, calls the
   // connection failed and rejects every command queued on it; a reconnect under load hit exactly that.
@@ -78,18 +81,31 @@ const ROLE_OPTIONS = {
     lazyConnect: false,
     enableAutoPipelining: false,
     commandTimeout: undefined,
+    replyMapping: 'legacy',
   },
-  'bullmq-worker': { maxRetriesPerRequest: null, enableAutoPipelining: false, commandTimeout: undefined },
+  'bullmq-worker': {
+    maxRetriesPerRequest: null,
+    enableAutoPipelining: false,
+    commandTimeout: undefined,
+    replyMapping: 'legacy',
+  },
 } as const;
 
+/** Options of a connection whose replies keep the RESP2 shapes, as every connection taskgate opens. */
+type LegacyReplyOptions = Omit<RedisOptions, 'replyMapping'> & { readonly replyMapping: 'legacy' };
+
 /** The role's options, with the command timeout of `command` connections. */
-function roleOptions(role: RedisRole, options: Pick<RedisConnectionOptions, 'commandTimeoutMs'>): RedisOptions {
+function roleOptions(role: RedisRole, options: Pick<RedisConnectionOptions, 'commandTimeoutMs'>): LegacyReplyOptions {
   if (role !== 'command') return ROLE_OPTIONS[role];
   return { ...ROLE_OPTIONS.command, commandTimeout: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS };
 }
 
 /** Server options shared by every topology: credentials, TLS (a `rediss://` URL or a CA). */
-function serverOptions(options: RedisConnectionOptions): RedisOptions {
+function serverOptions(options: RedisConnectionOptions): {
+  readonly username?: string;
+  readonly password?: string;
+  readonly tls?: ConnectionOptions;
+} {
   const tls = options.url.startsWith('rediss://') || options.tlsCa !== undefined;
   return {
     ...(options.username !== undefined && { username: options.username }),

@@ -117,6 +117,6 @@ let bullmqTelemetry: BullMQOtel | undefined;
 /** BullMQ's telemetry hook for queues and workers, only with Redis spans on (see `configureTracing`). */
 export function bullmqTelemetryOption(): { telemetry: BullMQOtel } | Record<string, never> {
   if (!settings.redisSpans) return {};
-  bullmqTelemetry ??= new BullMQOtel(TRACER_NAME);
+  bullmqTelemetry ??= new BullMQOtel({ tracerName: TRACER_NAME });
   return { telemetry: bullmqTelemetry };
 }
