@@ -122,8 +122,19 @@ export const RECORD_FIELDS = [
   'wire',
 ] as const;
 
-/** RECORD_FIELDS and the stored outcome, read together by tasks/result. */
-export const RECORD_AND_OUTCOME: readonly string[] = [...RECORD_FIELDS, 'outcome'];
+/** The caller's task as tasks/result reads it (see `TaskStore.outcome`). */
+export interface OwnedOutcome {
+  readonly task: StoredTask;
+  readonly outcome?: TaskOutcome;
+  /** The task's outbox has had an entry: a message for the client. */
+  readonly outbox?: true;
+}
+
+/**
+ * RECORD_FIELDS, the stored outcome and `outboxLast` (set once the task's outbox has had an entry), read
+ * together by tasks/result.
+ */
+export const RECORD_AND_OUTCOME: readonly string[] = [...RECORD_FIELDS, 'outcome', 'outboxLast'];
 
 /** A record from an HMGET of RECORD_FIELDS, or undefined when the hash does not exist. */
 export function recordFromValues(
