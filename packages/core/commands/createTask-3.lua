@@ -72,14 +72,14 @@ redis.call('HSET', KEYS[1], unpack(fields))
 redis.call('PEXPIREAT', KEYS[1], expiresAt)
 
 -- An index lives at least as long as its longest-lived member (the non-terminal index empties, and so vanishes,
--- whenever the owner has nothing running). Its expiry moves forward in steps of INDEX_STEP_MS past the task's,
--- so a busy owner's next tasks find it long enough: one PEXPIRETIME, where moving it at every task (PEXPIREAT
--- GT) also needed a PEXPIRETIME whenever it did not move (a task of the same millisecond, a shorter ttl).
-local INDEX_STEP_MS = 60000
+-- whenever the owner has nothing running). Its expiry moves forward in steps past the task's (a minute, or the
+-- ttl when shorter), so a busy owner's next tasks find it long enough: one PEXPIRETIME, where moving it at every
+-- task (PEXPIREAT GT) also needed a PEXPIRETIME whenever it did not move (a task of the same millisecond).
+local step = math.min(60000, ttl)
 local function index(key, created)
   local current = created and -2 or redis.call('PEXPIRETIME', key)
   redis.call('ZADD', key, expiresAt, ARGV[1])
-  if current < expiresAt then redis.call('PEXPIREAT', key, expiresAt + INDEX_STEP_MS) end
+  if current < expiresAt then redis.call('PEXPIREAT', key, expiresAt + step) end
 end
 if ARGV[7] == '1' then index(KEYS[2], false) end
 index(KEYS[3], active == 0)
