@@ -26,13 +26,17 @@ type Decision =
  * ends sooner is answered as JSON with nothing written. The stream opens as soon as there is something to carry
  * (an outbox entry, `input_required`), the wait runs out, or the gateway shuts down (the stream then ends after
  * its priming event, and the client resumes on another pod). A client that goes away meanwhile leaves nothing.
+ * A session whose GET stream opened (it has a feed) gets the stream at once: a message the task posts while no
+ * stream carries it would go out on that GET stream, and it belongs on this tasks/result stream.
  */
-export function answerResult(ctx: SessionContext, res: ServerResponse, pending: PendingResult): Promise<void> {
+export async function answerResult(ctx: SessionContext, res: ServerResponse, pending: PendingResult): Promise<void> {
   const { services } = ctx;
   const waitMs = services.options.resultStreamAfterMs;
   const target = { kind: 'result' as const, ...pending };
-  if (waitMs <= 0 || pending.task.status === 'input_required' || services.streams.closing.aborted) {
-    return openTaskStream(ctx, res, target);
+  const streamNow =
+    waitMs <= 0 || pending.task.status === 'input_required' || (await services.feed.exists(ctx.session.sessionId));
+  if (streamNow || services.streams.closing.aborted) {
+    return await openTaskStream(ctx, res, target);
   }
   // Shutdown waits until this request answered or primed its stream (then ends it), not for the stream's end.
   let primed: () => void = () => {};
@@ -41,7 +45,7 @@ export function answerResult(ctx: SessionContext, res: ServerResponse, pending: 
   });
   const answered = waitThenAnswer(ctx, res, pending, primed);
   services.streams.deciding(Promise.race([decided, answered]));
-  return answered;
+  return await answered;
 }
 
 async function waitThenAnswer(
