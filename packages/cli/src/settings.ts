@@ -304,6 +304,15 @@ export const SETTINGS = [
       'A 2026-07-28 task of an `optional` tool that ends within this time is answered with its result (0: never); a tool may set its own.',
   },
   {
+    env: 'TASKGATE_RESULT_STREAM_AFTER_MS',
+    flag: '--result-stream-after-ms',
+    scope: 'gateway',
+    schema: int(0),
+    default: '1000',
+    description:
+      'A 2025-11-25 `tasks/result` of a running task waits this long in the gateway before it opens a resumable stream; a task that ends sooner is answered as JSON (0: a stream at once).',
+  },
+  {
     env: 'TASKGATE_TOOL_STALE_AFTER_MS',
     flag: '--tool-stale-after-ms',
     scope: 'gateway',

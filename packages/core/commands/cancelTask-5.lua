@@ -36,7 +36,7 @@ if isTerminal(task.status) then return { TERMINAL, task.status } end
 
 redis.call('ZREM', KEYS[5], ARGV[1])
 local changed =
-  changeTask(target, ARGV[1], task, { status = 'cancelled', statusMessage = ARGV[3], fpod = trailPod(task, ARGV[5]) })
+  changeTask(target, ARGV[1], task, { status = 'cancelled', statusMessage = ARGV[3], fpod = trailFinish(task, {}, ARGV[5]) })
 -- Workers hear of cancellations on one channel per process, not one subscription per running job.
 redis.call('PUBLISH', ARGV[4], ARGV[1])
 return changed

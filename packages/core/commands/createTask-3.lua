@@ -26,7 +26,6 @@
 --- @include "includes/codes"
 --- @include "includes/now"
 --- @include "includes/snapshot"
---- @include "includes/expiry"
 --- @include "includes/trail"
 
 local extra = cjson.decode(ARGV[6])
@@ -72,15 +71,15 @@ end
 redis.call('HSET', KEYS[1], unpack(fields))
 redis.call('PEXPIREAT', KEYS[1], expiresAt)
 
--- An index lives as long as its longest-lived member; one created by this ZADD gets the task's expiry at once
--- (the non-terminal index empties, and so vanishes, whenever the owner has nothing running).
+-- An index lives at least as long as its longest-lived member (the non-terminal index empties, and so vanishes,
+-- whenever the owner has nothing running). Its expiry moves forward in steps past the task's (a minute, or the
+-- ttl when shorter), so a busy owner's next tasks find it long enough: one PEXPIRETIME, where moving it at every
+-- task (PEXPIREAT GT) also needed a PEXPIRETIME whenever it did not move (a task of the same millisecond).
+local step = math.min(60000, ttl)
 local function index(key, created)
+  local current = created and -2 or redis.call('PEXPIRETIME', key)
   redis.call('ZADD', key, expiresAt, ARGV[1])
-  if created then
-    redis.call('PEXPIREAT', key, expiresAt)
-  else
-    keepUntil(key, expiresAt)
-  end
+  if current < expiresAt then redis.call('PEXPIREAT', key, expiresAt + step) end
 end
 if ARGV[7] == '1' then index(KEYS[2], false) end
 index(KEYS[3], active == 0)

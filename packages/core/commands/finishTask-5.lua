@@ -46,12 +46,13 @@ if ARGV[2] ~= 'completed' and ARGV[2] ~= 'failed' then return { ILLEGAL_TRANSITI
 redis.call('ZREM', KEYS[5], ARGV[1])
 local fields = { status = ARGV[2], outcome = ARGV[3] }
 if ARGV[4] ~= '' then fields.statusMessage = ARGV[4] end
+-- Nothing derivable is stored: a start without `attempt` is the first attempt's, and a finish by the pod that
+-- started the attempt (the usual case) writes no `fpod` (see includes/trail).
 if ARGV[6] and ARGV[6] ~= '' and not task.startedAt then
-  fields.attempt = '1'
   fields.startedAt = ARGV[6]
   trailStart(fields, task, ARGV[5])
 end
-fields.fpod = trailPod(task, ARGV[5])
+fields.fpod = trailFinish(task, fields, ARGV[5])
 local carried = nil
 if #ARGV[3] <= CARRIED_OUTCOME_BYTES then carried = ARGV[3] end
 return changeTask(target, ARGV[1], task, fields, nil, carried)

@@ -162,6 +162,7 @@ export {
 } from './tasks/input-requests.js';
 export { ListCursorCodec, type ListPosition } from './tasks/list-cursor.js';
 export {
+  type OwnedOutcome,
   recordFromFields,
   type StoredTask,
   type TaskKind,

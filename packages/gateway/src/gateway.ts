@@ -262,6 +262,8 @@ export function createGateway(input: GatewayOptions): Gateway {
       // The listener stays open while direct calls finish, so that late requests get a 503 with a retry hint
       // rather than a refused connection.
       services.streams.endAll(['session', 'result'], options.drainRetryAfterMs);
+      // A tasks/result still waiting in the process opens its stream now, ended after its priming event.
+      await services.streams.decided(2000);
       await services.streams.settled('direct', options.drainTimeoutMs);
       services.streams.endAll(['direct'], options.drainRetryAfterMs);
       const stopped = new Promise<void>((resolve) => {

@@ -97,6 +97,12 @@ export interface GatewayOptions {
   readonly inlineWaitMs?: number;
   /** A direct call whose stream the client closed is cancelled after this long (ms). Default 5 s. */
   readonly directCallCancelGraceMs?: number;
+  /**
+   * How long a `tasks/result` of a running task waits in the process before it opens a resumable SSE stream
+   * (ms): a task that ends sooner is answered as JSON and leaves no stream state in Redis. A message for the
+   * client (the task's outbox) or `input_required` opens the stream at once. Default 1000; 0: at once.
+   */
+  readonly resultStreamAfterMs?: number;
   /** Host header names (or host:port) accepted; `'any'` turns the check off. Default localhost, 127.0.0.1, [::1]. */
   readonly allowedHosts?: readonly string[] | 'any';
   /** Origin values accepted when present; `'any'` turns the check off. Default: loopback origins only. */
@@ -180,6 +186,7 @@ export interface ResolvedGatewayOptions {
   readonly directCallTtlMs: number;
   readonly inlineWaitMs: number;
   readonly directCallCancelGraceMs: number;
+  readonly resultStreamAfterMs: number;
   readonly allowedHosts: readonly string[] | 'any';
   readonly allowedOrigins: readonly string[] | 'any' | 'loopback';
   readonly toolStaleAfterMs: number;
@@ -220,6 +227,7 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
     directCallTtlMs: options.directCallTtlMs ?? 60 * 60 * 1000,
     inlineWaitMs: options.inlineWaitMs ?? 0,
     directCallCancelGraceMs: options.directCallCancelGraceMs ?? 5000,
+    resultStreamAfterMs: options.resultStreamAfterMs ?? 1000,
     allowedHosts: options.allowedHosts ?? LOOPBACK_HOSTS,
     allowedOrigins: options.allowedOrigins ?? 'loopback',
     toolStaleAfterMs: options.toolStaleAfterMs ?? 30_000,
@@ -258,6 +266,7 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
   }
   const nonNegative = [
     'directCallCancelGraceMs',
+    'resultStreamAfterMs',
     'inlineWaitMs',
     'drainTimeoutMs',
     'drainRetryAfterMs',

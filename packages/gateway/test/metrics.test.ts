@@ -41,8 +41,12 @@ describe('gateway metrics', () => {
     expect((await (await waiting).json()) as unknown).toMatchObject({ error: { code: -32602 } });
     const blocked = client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema).catch((e: unknown) => e);
     await waitFor(async () => (await scrape(metricsUrl(stack.url))).value('taskgate_task_waiters') === 1, 'a waiter');
+    // Its stream opens once the wait in the process (resultStreamAfterMs, 1 s) ran out.
+    const streamOpen = async () =>
+      (await scrape(metricsUrl(stack.url))).value('taskgate_sse_streams_open', { role: 'result' }) === 1;
+    await waitFor(streamOpen, 'the result stream');
     const during = await scrape(metricsUrl(stack.url));
-    expect(during.value('taskgate_sse_streams_open', { role: 'result' })).toBe(1);
+    expect(during.value('taskgate_task_waiters')).toBe(1);
     const workerDuring = await worker.metrics.getSingleMetricAsString('taskgate_tasks_in_flight');
     expect(workerDuring).toContain('taskgate_tasks_in_flight{tool="sleep"} 1');
 

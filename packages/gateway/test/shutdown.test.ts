@@ -19,8 +19,10 @@ describe('gateway lifecycle', () => {
   const start = useStacks(redis);
 
   it('close() ends tasks/result and GET streams at once; the task runs on and another gateway answers the session', async () => {
-    const a = await start();
-    const b = await start({ tools: false });
+    // The tasks/result opens its stream at once (see result-wait.test.ts for one that waits in the process).
+    const a = await start({ gateway: { resultStreamAfterMs: 0 } });
+    // The other gateway answers the task's end as JSON (it ends well within this wait in the process).
+    const b = await start({ tools: false, gateway: { resultStreamAfterMs: 60_000 } });
     const { client, transport } = await connectClient(a.url);
     const sessionId = transport.sessionId as string;
     const created = await client.request(
@@ -44,13 +46,11 @@ describe('gateway lifecycle', () => {
     await closing;
     expect(await a.redis.exists(a.keys.sessionStream(sessionId))).toBe(0);
     const result = await rawCall(b.url, sessionId, 'tasks/result', { taskId });
-    expect(result.events()).toEqual([
-      {
-        jsonrpc: '2.0',
-        id: 1,
-        result: { content: [{ type: 'text', text: 'slept 600 ms' }], _meta: { [RELATED_TASK_META_KEY]: { taskId } } },
-      },
-    ]);
+    expect(result.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { content: [{ type: 'text', text: 'slept 600 ms' }], _meta: { [RELATED_TASK_META_KEY]: { taskId } } },
+    });
     // The GET stream's lease was given up with it, so the other gateway can hold the stream now.
     const controller = new AbortController();
     const reopened = await fetch(b.url, {

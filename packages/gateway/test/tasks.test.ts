@@ -98,7 +98,8 @@ describe('tasks', () => {
   });
 
   it('[RES-2] tasks/result blocks on a running task and answers over SSE once it is terminal', async () => {
-    const stack = await start();
+    // A task running past the gateway's wait in the process gets a stream (sooner: JSON, result-wait.test.ts).
+    const stack = await start({ gateway: { resultStreamAfterMs: 100 } });
     const { client, transport } = await connectClient(stack.url);
     const taskId = await createTask(client, 'sleep', { ms: 400 });
     const started = Date.now();
@@ -125,7 +126,7 @@ describe('tasks', () => {
   });
 
   it('[RES-5] a client may drop its tasks/result stream; the task runs on and a later tasks/result answers', async () => {
-    const stack = await start();
+    const stack = await start({ gateway: { resultStreamAfterMs: 100 } });
     const { client, transport } = await connectClient(stack.url);
     const taskId = await createTask(client, 'sleep', { ms: 300 });
     const controller = new AbortController();

@@ -160,6 +160,7 @@ export function gatewayOptions(config: Config, metrics?: Registry): GatewayOptio
     directCallCancelGraceMs: config.TASKGATE_DIRECT_CALL_CANCEL_GRACE_MS,
     directCallTtlMs: config.TASKGATE_DIRECT_CALL_TTL_MS,
     inlineWaitMs: config.TASKGATE_INLINE_WAIT_MS,
+    resultStreamAfterMs: config.TASKGATE_RESULT_STREAM_AFTER_MS,
     toolStaleAfterMs: config.TASKGATE_TOOL_STALE_AFTER_MS,
     toolCacheMs: config.TASKGATE_TOOL_CACHE_MS,
     waiterSafetyMs: config.TASKGATE_WAITER_SAFETY_MS,

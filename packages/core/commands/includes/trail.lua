@@ -1,7 +1,7 @@
 -- A task's trail, for operators (the console's timeline): which pod created, started and finished a tool
 -- call, in fields of the task hash itself, set by the script of each transition (no command of their own):
 -- `cpod` (creation, at createdAt), `spod` (the current attempt's start, at startedAt), `fpod` (the terminal
--- transition, at lastUpdatedAt) and, for retried tasks, `starts`: the earlier attempts, one
+-- transition, at lastUpdatedAt; absent when the pod that started the attempt ended it) and, for retried tasks, `starts`: the earlier attempts, one
 -- "<attempt> <ms> <pod>" line each. Each value stays short, so a task's hash stays a listpack. `pod` is the
 -- caller's pod name ('' when it keeps no trail); records without a tool get none.
 local TRAIL_MAX_BYTES = 4096
@@ -25,4 +25,12 @@ local function trailStart(fields, task, pod)
     end
     fields.starts = starts
   end
+end
+
+-- The `fpod` of a terminal transition: the pod's name, or nil when it is the pod that started the current
+-- attempt (`fields`: what the transition writes, which may start it), whose `spod` says it already.
+local function trailFinish(task, fields, pod)
+  pod = trailPod(task, pod)
+  if pod == (fields.spod or task.spod) then return nil end
+  return pod
 end

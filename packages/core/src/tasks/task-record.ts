@@ -33,6 +33,7 @@ export interface StoredTask extends TaskRecord {
   /** Digest of the owner (see `Keys.ownerId`). */
   readonly ownerId: string;
   readonly progressToken?: string | number;
+  /** The current attempt's number; absent for a first attempt whose start was written with its finish (1). */
   readonly attempt?: number;
   /** When the current attempt started (ms since the epoch, Redis clock); absent until a worker starts it. */
   readonly startedAt?: number;
@@ -122,8 +123,19 @@ export const RECORD_FIELDS = [
   'wire',
 ] as const;
 
-/** RECORD_FIELDS and the stored outcome, read together by tasks/result. */
-export const RECORD_AND_OUTCOME: readonly string[] = [...RECORD_FIELDS, 'outcome'];
+/** The caller's task as tasks/result reads it (see `TaskStore.outcome`). */
+export interface OwnedOutcome {
+  readonly task: StoredTask;
+  readonly outcome?: TaskOutcome;
+  /** The task's outbox has had an entry: a message for the client. */
+  readonly outbox?: true;
+}
+
+/**
+ * RECORD_FIELDS, the stored outcome and `outboxLast` (set once the task's outbox has had an entry), read
+ * together by tasks/result.
+ */
+export const RECORD_AND_OUTCOME: readonly string[] = [...RECORD_FIELDS, 'outcome', 'outboxLast'];
 
 /** A record from an HMGET of RECORD_FIELDS, or undefined when the hash does not exist. */
 export function recordFromValues(
@@ -136,6 +148,8 @@ export function recordFromValues(
     const value = values[i];
     if (value != null) fields[name] = value;
   });
+  // A first attempt's start is stored without its number (finishTask): nothing derivable is stored.
+  if (fields.startedAt !== undefined) fields.attempt ??= '1';
   return recordFromFields(taskId, fields);
 }
 

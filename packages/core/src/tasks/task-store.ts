@@ -3,12 +3,14 @@ import type { Redis } from 'ioredis';
 import { cannotCancelTerminal, TaskgateError, taskExpired, taskLimitExceeded, taskNotFound } from '../errors.js';
 import { grantTtl, resolveTaskLimits, type TaskLimits } from '../limits/task-limits.js';
 import { Keys } from '../redis/keys.js';
+import { RedisClock } from '../redis/redis-clock.js';
 import { Scripts } from '../redis/script-replies.js';
 import { TurnBatch } from '../redis/turn-batch.js';
 import { isTaskIdShape, newTaskId } from './ids.js';
 import { ListCursorCodec } from './list-cursor.js';
 import {
   diagnosticMessage,
+  type OwnedOutcome,
   RECORD_AND_OUTCOME,
   RECORD_FIELDS,
   recordFromFields,
@@ -22,31 +24,9 @@ import {
   toTask,
 } from './task-record.js';
 import { TaskSessionKeys } from './task-session-keys.js';
+import type { TaskObserver, TaskStoreOptions } from './task-store-options.js';
 
-export interface TaskStoreOptions {
-  /** Connection for commands and scripts (never one in subscriber mode). */
-  readonly redis: Redis;
-  readonly keys?: Keys;
-  /** Secret that signs `tasks/list` cursors; every gateway of a deployment needs the same one (≥ 16 bytes). */
-  readonly cursorSecret: string | Uint8Array;
-  readonly limits?: Partial<TaskLimits>;
-  /** Told about every creation, first start and terminal transition this store makes (metrics). */
-  readonly observer?: TaskObserver;
-  /** Pod name the create, start, finish and cancel scripts write on a tool call's trail (TaskTrail); absent: none. */
-  readonly pod?: string;
-}
-
-/**
- * Hooks for the transitions a task store performed. Each runs once per transition (the scripts refuse a
- * second terminal move), synchronously, and must not throw; errors are swallowed.
- */
-export interface TaskObserver {
-  created?(task: StoredTask): void;
-  /** A worker started an attempt (1-based); `task.startedAt` says when. */
-  started?(task: TaskRecord & Pick<StoredTask, 'startedAt'>, attempt: number): void;
-  /** The task became completed, failed or cancelled. */
-  finished?(task: TaskRecord): void;
-}
+export type { TaskObserver, TaskStoreOptions } from './task-store-options.js';
 
 export interface CreateTaskInput {
   /** The authenticated principal, or the session id when auth is off. */
@@ -87,6 +67,7 @@ export class TaskStore {
   readonly #observer: TaskObserver;
   readonly #sessionKeys: TaskSessionKeys;
   readonly #batch: TurnBatch;
+  readonly #clock: RedisClock;
   readonly #pod: string;
 
   constructor(options: TaskStoreOptions) {
@@ -98,6 +79,7 @@ export class TaskStore {
     this.#scripts = new Scripts(options.redis);
     this.#sessionKeys = new TaskSessionKeys(options.redis, this.keys);
     this.#batch = new TurnBatch(options.redis);
+    this.#clock = new RedisClock(options.redis);
     this.#cursors = new ListCursorCodec(options.cursorSecret, this.limits.cursorTtlMs);
   }
 
@@ -195,14 +177,14 @@ export class TaskStore {
   }
 
   /**
-   * The stored outcome of the caller's task, with the task; `outcome` is absent until the task finished.
-   * `batched`: read in one pipeline with the others of this event-loop turn (waiters woken together).
+   * The caller's task, its stored outcome (absent until it finished) and whether its outbox had an entry, in one
+   * HMGET. `batched`: read in one pipeline with the others of this event-loop turn (waiters woken together).
    */
-  async outcome(owner: string, taskId: string, batched = false): Promise<{ task: StoredTask; outcome?: TaskOutcome }> {
-    // One HMGET for the record and the outcome: tasks/result runs this once or twice per task.
+  async outcome(owner: string, taskId: string, batched = false): Promise<OwnedOutcome> {
     const { task, values } = await this.#owned(owner, taskId, RECORD_AND_OUTCOME, batched);
-    const raw = values[RECORD_FIELDS.length];
-    return raw == null ? { task } : { task, outcome: JSON.parse(raw) as TaskOutcome };
+    const [raw, outbox] = values.slice(RECORD_FIELDS.length);
+    const had = outbox != null ? { outbox: true as const } : {};
+    return raw == null ? { task, ...had } : { task, outcome: JSON.parse(raw) as TaskOutcome, ...had };
   }
 
   /** The caller's task and the values of `fields` (RECORD_FIELDS first) in one HMGET, or -32602 as `getOwned`. */
@@ -295,16 +277,16 @@ export class TaskStore {
   }
 
   /**
-   * Whether a first attempt may run: the task as `start` would refuse or accept it, with one read (and the
-   * Redis clock, in the same round trip) and no write. A live task's `startedAt` is now: the observer hears of
+   * Whether a first attempt may run: the task as `start` would refuse or accept it, with one read (the Redis
+   * clock from `RedisClock`) and no write. A live task's `startedAt` is now: the observer hears of
    * the start here; the record gets it with the finish (`finish`'s `startedAt`), or from `start` with
    * `startedAt` once the attempt has run a while. A short task costs no start transition at all.
    */
   async live(ref: TaskRef): Promise<TransitionResult & { readonly startedAt?: number }> {
-    const [task, [seconds, micros]] = await Promise.all([this.read(ref.taskId), this.#redis.time()]);
+    const [task, now] = await Promise.all([this.read(ref.taskId), this.#clock.now()]);
     if (task === undefined || task.ownerId !== ref.ownerId) return { ok: false, reason: 'not_found' };
     if (isTerminalStatus(task.status)) return { ok: false, reason: 'terminal', status: task.status };
-    const startedAt = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    const startedAt = Math.max(now, task.createdAt); // not before its creation, whatever half a round trip says
     const started = { ...task, attempt: 1, startedAt };
     this.#tell(() => this.#observer.started?.(started, 1));
     return { ok: true, task: started, startedAt };

@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { isTerminalStatus, type TaskStatus } from '@taskgate/protocol';
 import type { Redis } from 'ioredis';
 import { Keys } from '../redis/keys.js';
 import type { TaskObserver } from './task-store.js';
@@ -61,8 +62,10 @@ export class TaskTrail {
     if (spod != null) {
       entries.push({ at: Number(startedAt), event: 'started', pod: spod, attempt: Number(attempt ?? 1) });
     }
-    if (fpod != null) {
-      entries.push({ at: Number(lastUpdatedAt), event: 'finished', pod: fpod, ...(status != null && { status }) });
+    // A terminal transition by the pod that started the attempt stores no `fpod`: that pod finished it.
+    const finisher = fpod ?? (spod != null && isTerminalStatus(status as TaskStatus) ? spod : null);
+    if (finisher != null) {
+      entries.push({ at: Number(lastUpdatedAt), event: 'finished', pod: finisher, ...(status != null && { status }) });
     }
     return entries.sort((a, b) => a.at - b.at);
   }

@@ -33,6 +33,11 @@ export class StreamRegistry {
   readonly #tickMs: number;
   #cursor = 0;
   #timer: NodeJS.Timeout | undefined;
+  /** Aborted once shutdown ended the tasks/result streams (see `closing`). */
+  readonly #closing = new AbortController();
+  #closingRetryMs: number | undefined;
+  /** tasks/result requests still deciding between a JSON answer and a stream (see `deciding`). */
+  readonly #deciding = new Set<Promise<unknown>>();
   /** The one end listener every stream shares. */
   readonly #ended = (stream: SseStream): void => this.#remove(stream);
 
@@ -77,8 +82,45 @@ export class StreamRegistry {
     clearTimeout(timer);
   }
 
+  /**
+   * Aborted once shutdown ended the tasks/result streams: a tasks/result that still waits in the process opens
+   * its stream at once, which `endIfClosing` ends right after its priming event (the client resumes elsewhere).
+   */
+  get closing(): AbortSignal {
+    return this.#closing.signal;
+  }
+
+  /** Ends a tasks/result stream that opened after shutdown ended the others; true when it did. */
+  endIfClosing(stream: SseStream): boolean {
+    if (!this.#closing.signal.aborted) return false;
+    stream.end(this.#closingRetryMs);
+    return true;
+  }
+
+  /** Tracks a tasks/result that waits in the process until it answered or its stream is open (`decided`). */
+  deciding(decision: Promise<unknown>): void {
+    const settled = decision.catch(() => {});
+    this.#deciding.add(settled);
+    void settled.then(() => this.#deciding.delete(settled));
+  }
+
+  /** Resolves once every tasks/result tracked by `deciding` answered or opened its stream, or after `timeoutMs`. */
+  async decided(timeoutMs: number): Promise<void> {
+    if (this.#deciding.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+    });
+    await Promise.race([Promise.all([...this.#deciding]), timeout]);
+    clearTimeout(timer);
+  }
+
   /** Ends every stream of the given roles now, with an SSE `retry` hint when `retryMs` is given. */
   endAll(roles: readonly StreamRole[], retryMs?: number): void {
+    if (roles.includes('result') && !this.#closing.signal.aborted) {
+      this.#closingRetryMs = retryMs;
+      this.#closing.abort();
+    }
     for (const [stream, { role }] of [...this.#streams]) if (roles.includes(role)) stream.end(retryMs);
   }
 

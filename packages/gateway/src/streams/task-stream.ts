@@ -35,12 +35,14 @@ export function understandsPriming(session: SessionRecord): boolean {
 
 /**
  * Answers a POST with a new resumable SSE stream for `target`: its state in Redis, primed with an event id
- * and the `retry` field (transport spec), then run until the response is out or the client goes away.
+ * and the `retry` field (transport spec; then `primed` is called), then run until the response is out or the
+ * client goes away.
  */
 export async function openTaskStream(
   ctx: SessionContext,
   res: ServerResponse,
   target: TaskStreamTarget,
+  primed?: () => void,
 ): Promise<void> {
   const { services } = ctx;
   const ids = newStreamIds(ctx.session.sessionId);
@@ -56,6 +58,9 @@ export async function openTaskStream(
   await services.held.hold(held);
   await services.events.create(state, ids.connectionId, HELD_LEASE_MS);
   const stream = openTaskConnection(services, res, ids, target.kind, ctx.logger, understandsPriming(ctx.session));
+  // Opened after shutdown ended the others: ended at once, after its priming event, like them.
+  if (target.kind === 'result') services.streams.endIfClosing(stream.sse);
+  primed?.();
   services.held.dropWhenClosed(held, stream);
   return runTaskStream(ctx, stream, target);
 }

@@ -17,6 +17,7 @@ import type { TaskReadAhead } from '../../methods/context.js';
 import { operationOf, retryAfterMsOf } from '../../ops/rate-limits.js';
 import { streamLimitExceeded } from '../../ops/stream-quota.js';
 import { describeError, describeReply, describeSession } from '../../ops/trace-request.js';
+import { answerResult } from '../../streams/result-wait.js';
 import type { SessionContext } from '../../streams/stream-context.js';
 import { openTaskStream } from '../../streams/task-stream.js';
 import type { GatewayServices } from '../services.js';
@@ -198,7 +199,9 @@ async function answer(services: GatewayServices, ctx: SessionCall, res: Response
   const { task } = reply;
   // The stream may wait for hours: it keeps the session's context, not the request's.
   const target = { kind: reply.role, taskId: task.taskId, rpcId: id, task };
-  return metrics.waiting(openTaskStream(sessionContext(ctx), res, target));
+  // tasks/result waits in the process first: a task that ends soon is answered as JSON, with no stream.
+  const answered = reply.role === 'result' ? answerResult(sessionContext(ctx), res, target) : undefined;
+  return metrics.waiting(answered ?? openTaskStream(sessionContext(ctx), res, target));
 }
 
 /** True for the requests whose answer may be an SSE stream: `tasks/result`, and `tools/call` without `task`. */
