@@ -310,7 +310,7 @@ export const SETTINGS = [
     schema: int(0),
     default: '1000',
     description:
-      'A 2025-11-25 `tasks/result` of a running task waits this long in the gateway before it opens a resumable stream; a task that ends sooner is answered as JSON (0: a stream at once).',
+      'A 2025-11-25 `tasks/result` of a running task waits this long in the gateway before it opens a resumable stream; a task that ends sooner is answered as JSON (0: a stream at once). A session whose GET stream opened gets the stream at once.',
   },
   {
     env: 'TASKGATE_TOOL_STALE_AFTER_MS',
