@@ -50,6 +50,30 @@ describe('tasks/result of a running task', () => {
     expect(await streamKeys(stack, redis.prefix)).toEqual([]);
   });
 
+  it('opens the stream at once for a session whose GET stream opened (its task messages belong on it)', async () => {
+    const stack = await start({ gateway: { resultStreamAfterMs: 5000 } });
+    const sessionId = await rawInitialize(stack.url);
+    const aborter = new AbortController();
+    const get = await fetch(stack.url, {
+      method: 'GET',
+      headers: { ...postHeaders(sessionId), Accept: 'text/event-stream' },
+      signal: aborter.signal,
+    });
+    expect(get.status).toBe(200);
+    const keys = new Keys(redis.prefix);
+    await expect.poll(async () => await stack.redis.exists(keys.sessionFeed(sessionId))).toBe(1);
+    const created = await rawCall(stack.url, sessionId, 'tools/call', {
+      name: 'sleep',
+      arguments: { ms: 300 },
+      task: {},
+    });
+    const { taskId } = (created.json() as { result: { task: { taskId: string } } }).result.task;
+    const streamed = await tasksResult(stack, sessionId, taskId);
+    expect(streamed.contentType).toMatch(/^text\/event-stream/);
+    expect(await streamed.body).toContain('slept 300 ms');
+    aborter.abort();
+  });
+
   it('opens the resumable stream once the wait runs out, and at once for an outbox entry', async () => {
     const stack = await start({ tools: false, gateway: { resultStreamAfterMs: 400 } });
     const sessionId = await rawInitialize(stack.url);

@@ -1,8 +1,9 @@
 import type { ServerResponse } from 'node:http';
-import type { OwnedOutcome, StoredTask } from '@taskgate/core';
+import { type OwnedOutcome, recordFromFields, type StoredTask, type TaskOutcome } from '@taskgate/core';
 import { isTerminalStatus, ProtocolError, type RequestId, type TaskStatus, toJsonRpcError } from '@taskgate/protocol';
 import { errorResponse, resultMessage } from '../messages/json-rpc.js';
 import { auditRetrieval, terminalOutcome } from '../tasks/task-outcome.js';
+import { carriedOutcome } from '../tasks/task-watcher.js';
 import type { SessionContext } from './stream-context.js';
 import { openTaskStream } from './task-stream.js';
 
@@ -12,6 +13,13 @@ export interface PendingResult {
   readonly rpcId: RequestId;
   readonly task: StoredTask;
 }
+
+/** The task's channel announced its end: the snapshot's fields, and the outcome the message carried if any. */
+type Ended = {
+  readonly kind: 'ended';
+  readonly fields: Record<string, string>;
+  readonly outcome: TaskOutcome | undefined;
+};
 
 /** How the wait in the process ended. */
 type Decision =
@@ -82,7 +90,7 @@ class ResultWait {
   readonly #res: ServerResponse;
   readonly #taskId: string;
   readonly #unsubscribes: (() => Promise<void>)[] = [];
-  #settle: (decision: Decision | 'terminal') => void = () => {};
+  #settle: (decision: Decision | Ended) => void = () => {};
 
   constructor(ctx: SessionContext, res: ServerResponse, taskId: string) {
     this.#ctx = ctx;
@@ -92,16 +100,19 @@ class ResultWait {
 
   /** A message on the task's channel: its end, or a request for input (carried by a stream). */
   readonly #onTaskChange = (message: string): void => {
-    const status = statusIn(message);
+    const fields = fieldsOf(message);
+    const status = fields?.status as TaskStatus | undefined;
     if (status === 'input_required') this.#settle({ kind: 'stream' });
-    else if (status !== undefined && isTerminalStatus(status)) this.#settle('terminal');
+    else if (fields !== undefined && status !== undefined && isTerminalStatus(status)) {
+      this.#settle({ kind: 'ended', fields, outcome: carriedOutcome(fields.outcome) });
+    }
   };
 
   readonly #onOutbox = (): void => this.#settle({ kind: 'stream' });
 
   async decide(waitMs: number): Promise<Decision> {
     const { services, owner } = this.#ctx;
-    const ended = new Promise<Decision | 'terminal'>((resolve) => {
+    const ended = new Promise<Decision | Ended>((resolve) => {
       this.#settle = resolve;
     });
     const stream = (): void => this.#settle({ kind: 'stream' });
@@ -123,7 +134,13 @@ class ResultWait {
       if (isTerminalStatus(read.task.status)) return { kind: 'answer', read };
       if (read.outbox === true || read.task.status === 'input_required') return { kind: 'stream' };
       const decision = await ended;
-      if (decision !== 'terminal') return decision;
+      if (decision.kind !== 'ended') return decision;
+      // A finish's message carries its outcome (up to a size): the answer needs no read. The task was the
+      // caller's at the read above, and a task's owner never changes.
+      if (decision.outcome !== undefined) {
+        const task = { ...read.task, ...recordFromFields(this.#taskId, decision.fields), ownerId: read.task.ownerId };
+        return { kind: 'answer', read: { task, outcome: decision.outcome } };
+      }
       return { kind: 'answer', read: await services.tasks.outcome(owner, this.#taskId, true) };
     } finally {
       clearTimeout(timer);
@@ -139,11 +156,11 @@ class ResultWait {
   }
 }
 
-/** The status a task channel message announces, if any. */
-function statusIn(message: string): TaskStatus | undefined {
+/** The fields of a task channel message (a snapshot, and a finish's carried `outcome`), if it is one. */
+function fieldsOf(message: string): (Record<string, string> & { outcome?: unknown }) | undefined {
   try {
-    const fields = JSON.parse(message) as { status?: unknown };
-    return typeof fields.status === 'string' ? (fields.status as TaskStatus) : undefined;
+    const fields = JSON.parse(message) as Record<string, string> & { outcome?: unknown };
+    return typeof fields.status === 'string' ? fields : undefined;
   } catch {
     return undefined;
   }

@@ -337,7 +337,7 @@ export class TaskWatcher {
 }
 
 /** The outcome a finish's message carried: `{ result }` or `{ error }`, or undefined (none, or not one). */
-function carriedOutcome(value: unknown): TaskOutcome | undefined {
+export function carriedOutcome(value: unknown): TaskOutcome | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const outcome = value as Record<string, unknown>;
   const part = outcome.result ?? outcome.error;
