@@ -92,6 +92,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(clients.map((client) => client.close().catch(() => {})));
+  // The bridge that replaced the killed one, with its stdio servers: stopped here, not left to the process exit.
+  await bridge?.stop('SIGTERM', 20_000);
   await pods?.stop();
   http?.proc.kill('SIGTERM');
   removeConfigs();
