@@ -5,7 +5,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { Logger } from '@taskgate/core';
 import { CallRoutes } from './call-routes.js';
 import { RawRequests, TASKS_EXTENSION } from './modern-raw.js';
-import type { UpstreamServerConfig } from './server-config.js';
+import { stdioTransportOptions, type UpstreamServerConfig } from './server-config.js';
 import { tracingFetch } from './upstream-client.js';
 import { type ConnectOptions, MODERN_REVISION, type ModernSession, type UpstreamRequests } from './upstream-session.js';
 
@@ -105,13 +105,7 @@ export async function connectModern(
   let stderr: ReturnType<typeof heldStderr> | undefined;
   let transport: StdioClientTransport | StreamableHTTPClientTransport;
   if (server.stdio !== undefined) {
-    const stdio = new StdioClientTransport({
-      command: server.stdio.command,
-      args: server.stdio.args,
-      env: server.stdio.env,
-      ...(server.stdio.cwd !== undefined && { cwd: server.stdio.cwd }),
-      stderr: 'pipe',
-    });
+    const stdio = new StdioClientTransport(stdioTransportOptions(server.stdio));
     transport = stdio;
     stderr = heldStderr(stdio.stderr as Readable | null, server.name, logger);
     await client.connect(stdio, connectOptions).catch((error: unknown) => {

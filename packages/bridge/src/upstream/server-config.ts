@@ -122,3 +122,17 @@ export function resolveServers(
     return server;
   });
 }
+
+/**
+ * What either SDK's stdio transport is started with for a server: its command, arguments, environment and
+ * working directory, and its stderr piped (the bridge logs it line by line with the server's name).
+ */
+export function stdioTransportOptions(stdio: NonNullable<UpstreamServerConfig['stdio']>) {
+  return {
+    command: stdio.command,
+    args: stdio.args,
+    env: stdio.env,
+    ...(stdio.cwd !== undefined && { cwd: stdio.cwd }),
+    stderr: 'pipe' as const,
+  };
+}

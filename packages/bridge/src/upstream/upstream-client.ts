@@ -20,7 +20,7 @@ import { type Logger, traceCarrierOf } from '@taskgate/core';
 import { CallRoutes, type RoutedCall } from './call-routes.js';
 import { answerRequest, CLIENT_TASKS_CAPABILITY, withoutTask } from './client-task-requests.js';
 import { ClientTaskStore } from './client-task-store.js';
-import type { UpstreamServerConfig } from './server-config.js';
+import { stdioTransportOptions, type UpstreamServerConfig } from './server-config.js';
 import { type ConnectOptions, LEGACY_REVISION, type LegacySession } from './upstream-session.js';
 
 /** `_meta` without the upstream's related-task key: the task the client sees is taskgate's, not the upstream's. */
@@ -150,13 +150,7 @@ export async function connectLegacy(server: UpstreamServerConfig, options: Conne
   } as const;
 
   if (server.stdio !== undefined) {
-    const transport = new StdioClientTransport({
-      command: server.stdio.command,
-      args: server.stdio.args,
-      env: server.stdio.env,
-      ...(server.stdio.cwd !== undefined && { cwd: server.stdio.cwd }),
-      stderr: 'pipe',
-    });
+    const transport = new StdioClientTransport(stdioTransportOptions(server.stdio));
     logStderr(transport.stderr as Readable | null, server.name, logger);
     await client.connect(transport);
     return {
