@@ -21,6 +21,7 @@ const GATEWAY_LAYERS = [
   'streams',
   'methods',
   'wire',
+  'run',
   'http',
   'admin',
   'gateway',

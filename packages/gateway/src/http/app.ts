@@ -77,8 +77,8 @@ export function buildApp(services: GatewayServices, readiness: Readiness): Expre
   const post = postHandler(services);
   const get: McpHandler = async (req, res, caller, logger) => {
     requireAccept(req, ['text/event-stream']);
-    requestProtocolVersion(req);
-    const { session, owner } = await requireSession(services, req, caller, logger);
+    requestProtocolVersion(req.headers);
+    const { session, owner } = await requireSession(services, req.headers, caller, logger);
     const release = services.streamQuota.take(owner);
     if (release === undefined) {
       metrics.streamLimited();
@@ -96,8 +96,8 @@ export function buildApp(services: GatewayServices, readiness: Readiness): Expre
     });
   };
   const remove: McpHandler = async (req, res, caller, logger) => {
-    requestProtocolVersion(req);
-    const { session } = await requireSession(services, req, caller, logger);
+    requestProtocolVersion(req.headers);
+    const { session } = await requireSession(services, req.headers, caller, logger);
     await services.sessions.end(session.sessionId, session.principalId);
     logger.info({ audit: 'session.ended', session: Keys.digest(session.sessionId).slice(0, 12) }, 'session ended');
     res.status(200).end();

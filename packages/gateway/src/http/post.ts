@@ -4,7 +4,8 @@ import express, { type Request, type RequestHandler, type Response } from 'expre
 import type { Caller } from '../auth/caller.js';
 import { HttpError, rememberRequestId } from '../messages/http-error.js';
 import { describeMessage } from '../ops/trace-request.js';
-import { codecOf } from '../wire/codec.js';
+import { runMessage } from '../run/run-request.js';
+import { revisionOf } from '../wire/revisions.js';
 import type { GatewayServices } from '../wire/services.js';
 import { requireAccept, requireJsonContentType, requireShallowJson } from './guards.js';
 
@@ -61,8 +62,8 @@ function requestIdOf(value: unknown): RequestId | undefined {
 }
 
 /**
- * `POST /mcp`: one JSON-RPC message per request, read and parsed here, then answered by its revision's codec
- * (`wire/codec.ts`).
+ * `POST /mcp`: one JSON-RPC message per request, read and parsed here, then run on its revision
+ * (`run/run-request.ts`, `wire/revisions.ts`).
  */
 export function postHandler(services: GatewayServices) {
   const readBody = express.text({
@@ -79,6 +80,6 @@ export function postHandler(services: GatewayServices) {
     const message = parseBody(req.body, res);
     describeMessage(message);
     // Revision 2026-07-28: no session, what initialize negotiated travels in each request's _meta.
-    return codecOf(req, message)(services, req, res, caller, message, logger);
+    return runMessage(services, revisionOf(req.headers, message), req.headers, res, caller, message, logger);
   };
 }

@@ -1,8 +1,8 @@
 import type { Logger } from '@taskgate/core';
 import { Keys, type SessionRecord, SessionStore } from '@taskgate/core';
-import type { Request } from 'express';
 import type { Caller } from '../../auth/caller.js';
 import { HttpError } from '../../messages/http-error.js';
+import type { WireHeaders } from '../codec.js';
 
 /** The established session of a request and the owner its tasks belong to. */
 export interface ResolvedSession {
@@ -16,11 +16,11 @@ export interface ResolvedSession {
  */
 export async function requireSession(
   services: { readonly sessions: SessionStore },
-  req: Request,
+  headers: WireHeaders,
   caller: Caller,
   logger: Logger,
 ): Promise<ResolvedSession> {
-  const header = req.headers['mcp-session-id'];
+  const header = headers['mcp-session-id'];
   if (header === undefined) {
     throw HttpError.badRequest('Bad Request: the Mcp-Session-Id header is required; send initialize first');
   }

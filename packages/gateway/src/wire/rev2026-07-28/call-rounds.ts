@@ -115,7 +115,7 @@ async function awaitCall(
 function noticesOf(ctx: StatelessContext, record: StoredTask): CallNotices {
   const token = record.progressToken as ProgressToken | undefined;
   const level = LoggingLevelSchema.safeParse(ctx.meta.logLevel);
-  return new CallNotices(ctx.answer, token, level.success ? level.data : undefined);
+  return new CallNotices(ctx.answer, ctx.services.outbox, token, level.success ? level.data : undefined);
 }
 
 type Settled = { readonly task: StoredTask } | { readonly task: StoredTask; readonly inputs: InputRequestsView };

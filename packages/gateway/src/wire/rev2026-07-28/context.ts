@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { ProtocolError, TASKS_EXTENSION } from '@taskgate/protocol';
 import type { Call } from '../../methods/context.js';
+import type { AnswerChannel } from '../codec.js';
 import type { GatewayServices } from '../services.js';
 import type { StatelessMeta } from './envelope.js';
-import type { StatelessAnswer } from './notices.js';
 import { RequestStateCodec } from './request-state.js';
 
 /** One stateless request: a Call whose "session" is what the request's `_meta` declares. */
@@ -12,7 +12,7 @@ export interface StatelessContext extends Call<GatewayServices> {
   /** True when auth is off: tasks are bound to their unguessable id only, not to an owner. */
   readonly anonymous: boolean;
   /** Where the answer goes: JSON, or a stream once a notification went out. */
-  readonly answer: StatelessAnswer;
+  readonly answer: AnswerChannel;
   /** The request's `Mcp-Param-*` headers by lower-case name (SEP-2243). */
   readonly params: ReadonlyMap<string, string>;
 }

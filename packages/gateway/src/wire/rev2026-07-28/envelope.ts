@@ -8,7 +8,7 @@ import {
   META_PROTOCOL_VERSION,
   STATELESS_PROTOCOL_VERSIONS,
 } from '@taskgate/protocol';
-import type { Request } from 'express';
+import { headerOf, type WireHeaders, WireRefusal } from '../codec.js';
 
 /** What a stateless request's `_meta` declares: what `initialize` negotiated once per session on 2025-11-25. */
 export interface StatelessMeta {
@@ -16,25 +16,6 @@ export interface StatelessMeta {
   readonly clientCapabilities: Record<string, unknown>;
   readonly clientInfo?: Record<string, unknown>;
   readonly logLevel?: string;
-}
-
-/** A refusal of the 2026-07-28 wire: an HTTP status and a JSON-RPC error that keeps the request's id. */
-export class WireRefusal extends Error {
-  override readonly name = 'WireRefusal';
-
-  constructor(
-    readonly status: number,
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message);
-  }
-}
-
-function header(req: Request, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
 }
 
 function metaOf(message: JsonRpcMessage): Record<string, unknown> | undefined {
@@ -50,12 +31,16 @@ function metaOf(message: JsonRpcMessage): Record<string, unknown> | undefined {
  * version the session wire does not speak. `initialize` belongs to it only when its `_meta` says so (a 2025-11-25
  * client's initialize has none); a request with a session id never does.
  */
-export function isStatelessMessage(req: Request, message: JsonRpcMessage, sessionVersions: readonly string[]): boolean {
-  if (req.headers['mcp-session-id'] !== undefined) return false;
+export function isStatelessMessage(
+  headers: WireHeaders,
+  message: JsonRpcMessage,
+  sessionVersions: readonly string[],
+): boolean {
+  if (headers['mcp-session-id'] !== undefined) return false;
   if (!('method' in message)) return false;
   const declared = metaOf(message)?.[META_PROTOCOL_VERSION] !== undefined;
   if (message.method === 'initialize') return declared;
-  const version = header(req, 'mcp-protocol-version');
+  const version = headerOf(headers, 'mcp-protocol-version');
   return declared || (version !== undefined && !sessionVersions.includes(version));
 }
 
@@ -76,8 +61,8 @@ const mismatch = (message: string): WireRefusal => new WireRefusal(400, ErrorCod
  * `MCP-Protocol-Version` present (-32020), the required `_meta` keys (-32602), the header equal to
  * `_meta.protocolVersion` (-32020), a version served (-32022), then `Mcp-Method` and `Mcp-Name` (-32020).
  */
-export function checkEnvelope(req: Request, method: string, params: Record<string, unknown>): StatelessMeta {
-  const version = header(req, 'mcp-protocol-version');
+export function checkEnvelope(headers: WireHeaders, method: string, params: Record<string, unknown>): StatelessMeta {
+  const version = headerOf(headers, 'mcp-protocol-version');
   if (version === undefined) throw mismatch('Header mismatch: the MCP-Protocol-Version header is required');
   const meta = params._meta;
   if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) {
@@ -109,12 +94,12 @@ export function checkEnvelope(req: Request, method: string, params: Record<strin
       `Invalid params: params._meta["${META_CLIENT_CAPABILITIES}"] must be an object`,
     );
   }
-  const methodHeader = header(req, 'mcp-method');
+  const methodHeader = headerOf(headers, 'mcp-method');
   if (methodHeader === undefined) throw mismatch('Header mismatch: the Mcp-Method header is required');
   if (methodHeader !== method) throw mismatch(`Header mismatch: Mcp-Method does not match the body's method`);
   const name = nameOf(method, params);
   if (name !== undefined && typeof name.value === 'string') {
-    const nameHeader = header(req, 'mcp-name');
+    const nameHeader = headerOf(headers, 'mcp-name');
     if (nameHeader === undefined) throw mismatch(`Header mismatch: the Mcp-Name header is required (${name.field})`);
     if (nameHeader.trim() !== name.value) throw mismatch(`Header mismatch: Mcp-Name does not match ${name.field}`);
   }

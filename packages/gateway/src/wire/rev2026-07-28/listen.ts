@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { CatalogKind } from '@taskgate/core';
 import { META_SUBSCRIPTION_ID, type RequestId } from '@taskgate/protocol';
-import type { Response } from 'express';
 import { visibleTask } from '../../methods/caller-task.js';
-import { SseStream } from '../../streams/sse-stream.js';
+import type { OpenStream } from '../codec.js';
 import { declaresTasks, type StatelessContext } from './context.js';
 import { detailedView } from './task-view.js';
 
@@ -33,7 +32,12 @@ const strings = (value: unknown): string[] =>
  * through Redis pub/sub, so the stream may be on any pod. It ends when the client goes away or the gateway
  * drains.
  */
-export async function listen(ctx: StatelessContext, res: Response, id: RequestId, params: Record<string, unknown>) {
+export async function listen(
+  ctx: StatelessContext,
+  stream: OpenStream,
+  id: RequestId,
+  params: Record<string, unknown>,
+): Promise<void> {
   const { services } = ctx;
   const asked = (
     typeof params.notifications === 'object' && params.notifications !== null ? params.notifications : {}
@@ -45,8 +49,6 @@ export async function listen(ctx: StatelessContext, res: Response, id: RequestId
     (task) => task !== undefined,
   );
   const meta = { [META_SUBSCRIPTION_ID]: id };
-  const stream = new SseStream(res);
-  services.streams.add(stream, 'session');
   const notify = (method: string, fields: Record<string, unknown> = {}): void => {
     stream.send({ jsonrpc: '2.0', method, params: { ...fields, _meta: meta } });
   };

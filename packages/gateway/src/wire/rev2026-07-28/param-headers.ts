@@ -1,5 +1,5 @@
 import { ErrorCode } from '@taskgate/protocol';
-import { WireRefusal } from './envelope.js';
+import { WireRefusal } from '../codec.js';
 
 const BASE64_WRAPPED = /^=\?base64\?(.*)\?=$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
