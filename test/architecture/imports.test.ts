@@ -191,6 +191,19 @@ describe('imports', () => {
     expect(upward).toEqual([]);
   });
 
+  it('keep the HTTP framework out of the codecs: no file under gateway wire/ imports express', () => {
+    const wire = join(gatewaySrc, 'wire');
+    const framework = [...graph.keys()]
+      .filter((file) => file.startsWith(`${wire}/`))
+      .flatMap((file) =>
+        specifiers(file)
+          .filter((specifier) => /^express(\/|$)/.test(specifier))
+          .map(() => name(file)),
+      );
+    expect(sourceFiles(wire).length).toBeGreaterThan(10);
+    expect(framework).toEqual([]);
+  });
+
   it('declare every folder and top file of core, each once', () => {
     const present = readdirSync(coreSrc, { withFileTypes: true }).map((entry) => entry.name.replace(/\.ts$/, ''));
     const declared = CORE_LAYERS.flat();

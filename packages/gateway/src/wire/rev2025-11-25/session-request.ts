@@ -12,12 +12,13 @@ import { onNotification, onResponse, type SessionMessage } from '../../methods/c
 import type { TaskReadAhead } from '../../methods/context.js';
 import { describeSession } from '../../ops/trace-request.js';
 import type { SessionContext } from '../../streams/stream-context.js';
-import { headerOf, type Revision, type WireHeaders, type WireMessage, type WireRequest } from '../codec.js';
+import type { Revision, WireHeaders, WireMessage, WireRequest } from '../codec.js';
 import type { GatewayServices } from '../services.js';
+import { decode, errorStatus } from './codec.js';
 import { dispatch, type SessionCall } from './dispatch.js';
 import { initialize } from './initialize.js';
 import { requestProtocolVersion } from './protocol-version.js';
-import { requireSession } from './session.js';
+import { findSession, requireSession } from './session.js';
 
 /** What revision 2025-11-25 uses. */
 export type SessionServices = GatewayServices;
@@ -29,7 +30,7 @@ export type SessionServices = GatewayServices;
  * is HTTP 200; a refusal before the session is known is an HTTP error.
  */
 export const rev20251125: Revision<SessionServices> = {
-  errorStatus: () => 200,
+  errorStatus,
   accept: acceptMessage,
   open: openRequest,
 };
@@ -64,10 +65,10 @@ async function openRequest(
   request: JsonRpcRequest,
   logger: Logger,
 ): Promise<WireRequest> {
-  if (request.method === 'initialize') return startSession(services, headers, caller, request, logger);
-  requestProtocolVersion(headers);
-  const early = readAhead(services, headers, caller, request);
-  const { session, owner } = await requireSession(services, headers, caller, logger);
+  const { sessionId } = decode(headers, request);
+  if (sessionId === undefined) return startSession(services, caller, request, logger);
+  const early = readAhead(services, sessionId, caller, request);
+  const { session, owner } = await findSession(services, sessionId, caller, logger);
   describeSession(session, owner);
   const ctx = requestContext(services, session, owner, caller.principal, logger, request, early);
   return {
@@ -113,14 +114,13 @@ function requestContext(
  */
 function readAhead(
   services: SessionServices,
-  headers: WireHeaders,
+  sessionId: string,
   caller: Caller,
   request: JsonRpcRequest,
 ): TaskReadAhead | undefined {
   if (request.method !== 'tasks/get' && request.method !== 'tasks/result') return undefined;
   const taskId = (request.params as { taskId?: unknown } | undefined)?.taskId;
-  const sessionId = headers['mcp-session-id'];
-  if (typeof taskId !== 'string' || typeof sessionId !== 'string') return undefined;
+  if (typeof taskId !== 'string') return undefined;
   const owner = caller.principal ?? sessionId;
   const read =
     request.method === 'tasks/get'
@@ -140,16 +140,7 @@ function sessionContext(ctx: SessionCall): SessionContext {
 }
 
 /** `initialize`: a new session, its id in the answer's Mcp-Session-Id header. */
-async function startSession(
-  services: SessionServices,
-  headers: WireHeaders,
-  caller: Caller,
-  request: JsonRpcRequest,
-  logger: Logger,
-): Promise<WireRequest> {
-  if (headerOf(headers, 'mcp-session-id') !== undefined) {
-    throw HttpError.badRequest('Bad Request: initialize starts a new session; send it without Mcp-Session-Id');
-  }
+function startSession(services: SessionServices, caller: Caller, request: JsonRpcRequest, logger: Logger): WireRequest {
   return {
     id: request.id,
     method: request.method,

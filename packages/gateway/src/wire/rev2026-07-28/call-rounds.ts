@@ -1,15 +1,10 @@
 import { Keys, type StoredTask } from '@taskgate/core';
-import {
-  isTerminalStatus,
-  LoggingLevelSchema,
-  type ProgressToken,
-  ProtocolError,
-  parseClientRequestParams,
-} from '@taskgate/protocol';
+import { isTerminalStatus, LoggingLevelSchema, type ProgressToken, ProtocolError } from '@taskgate/protocol';
 import { answerInputs, type InputRequestsView, pendingInputs } from '../../methods/pending-inputs.js';
 import { toolsCall } from '../../methods/tools-call.js';
 import { removeWaitingJob } from '../../tasks/cancel-call.js';
-import { declaresTasks, inputResponsesOf, requestStates, type StatelessContext } from './context.js';
+import { type CallRound, encode } from './codec.js';
+import { requestStates, type StatelessContext } from './context.js';
 import { CallNotices } from './notices.js';
 import { checkParamHeaders } from './param-headers.js';
 import { createTaskResult } from './task-view.js';
@@ -22,44 +17,31 @@ const REQUEST_STATE_TTL_MS = 10 * 60_000;
  * declared, a tool whose `taskSupport` allows it becomes a task (flat `CreateTaskResult`); everything else runs
  * as a call whose answer waits here. A call that needs input answers `input_required` with the pending
  * requests and a signed `requestState`; the next round brings `inputResponses` and the state, and the same
- * call goes on. The round's fields are lifted off the params before the protocol schema reads them; a legacy
- * `task` param is tolerated and changes nothing.
+ * call goes on. The codec lifted the round's fields off the params (`codec.ts`).
  */
 export async function statelessToolsCall(
   ctx: StatelessContext,
-  raw: Record<string, unknown>,
+  round: CallRound,
   signal: AbortSignal,
 ): Promise<Record<string, unknown>> {
-  const { inputResponses: _responses, requestState, ...rest } = raw;
-  const responses = inputResponsesOf(raw);
-  const params = parseClientRequestParams('tools/call', rest);
+  const { call, requestState, inputResponses: responses } = round;
   let resume: string | undefined;
   if (requestState !== undefined) {
     const owner = ctx.anonymous ? undefined : Keys.ownerId(ctx.owner);
-    const state = requestStates(ctx).decode(requestState, owner, params.name);
+    const state = requestStates(ctx).decode(requestState, owner, call.name);
     if (state.taskId === undefined) {
       throw ProtocolError.invalidParams('Invalid params: requestState belongs to another request');
     }
     resume = state.taskId;
   }
   const outcome = await toolsCall(ctx, {
-    name: params.name,
-    arguments: params.arguments ?? {},
-    ...(params._meta?.progressToken !== undefined && { progressToken: params._meta.progressToken }),
-    task: declaresTasks(ctx) ? { kind: 'extension' } : { kind: 'no-extension' },
+    ...call,
     ...(resume !== undefined && { resume }),
     checkEnvelope: (inputSchema, args) => checkParamHeaders(inputSchema, args, ctx.params),
     signal,
   });
-  switch (outcome.kind) {
-    case 'task':
-      return createTaskResult(outcome.task);
-    case 'call':
-      return awaitCall(ctx, params.name, outcome.task, signal, responses);
-    default:
-      if (outcome.kind !== 'result') throw new Error(`tools/call answered ${outcome.kind}`);
-      return { ...outcome.result, resultType: 'complete' };
-  }
+  if (outcome.kind === 'call') return awaitCall(ctx, call.name, outcome.task, signal, responses);
+  return encode('tools/call', outcome);
 }
 
 /** Waits for a call to finish or to need input, and answers its result, its error or `input_required`. */

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { ProtocolError, TASKS_EXTENSION } from '@taskgate/protocol';
 import type { Call } from '../../methods/context.js';
 import type { AnswerChannel } from '../codec.js';
 import type { GatewayServices } from '../services.js';
+import { declaresTasks as declaresTasksExtension } from './codec.js';
 import type { StatelessMeta } from './envelope.js';
 import { RequestStateCodec } from './request-state.js';
 
@@ -37,23 +37,5 @@ export function requestStates(ctx: StatelessContext): RequestStateCodec {
 
 /** True when the request's `_meta` declares the tasks extension. */
 export function declaresTasks(ctx: StatelessContext): boolean {
-  const extensions = ctx.meta.clientCapabilities.extensions;
-  return typeof extensions === 'object' && extensions !== null && TASKS_EXTENSION in extensions;
-}
-
-/** `params.inputResponses`: absent, or an object of answers (each an object); -32602 otherwise. */
-export function inputResponsesOf(params: Record<string, unknown>): Record<string, unknown> | undefined {
-  const responses = params.inputResponses;
-  if (responses === undefined) return undefined;
-  if (typeof responses !== 'object' || responses === null || Array.isArray(responses)) {
-    throw ProtocolError.invalidParams('Invalid params: params.inputResponses must be an object of answers by key');
-  }
-  for (const [key, value] of Object.entries(responses)) {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      throw ProtocolError.invalidParams(
-        `Invalid params: params.inputResponses["${key.slice(0, 64)}"] must be an object`,
-      );
-    }
-  }
-  return responses as Record<string, unknown>;
+  return declaresTasksExtension(ctx.meta);
 }

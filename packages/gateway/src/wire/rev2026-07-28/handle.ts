@@ -1,36 +1,15 @@
 import type { Logger } from '@taskgate/core';
-import { ErrorCode, type JsonRpcRequest, ProtocolError, STATELESS_PROTOCOL_VERSION } from '@taskgate/protocol';
+import { type JsonRpcRequest, STATELESS_PROTOCOL_VERSION } from '@taskgate/protocol';
 import type { Caller } from '../../auth/caller.js';
 import type { Revision, WireHeaders, WireRequest } from '../codec.js';
 import type { GatewayServices } from '../services.js';
+import { decode, errorStatus } from './codec.js';
 import { anonymousOwner, type StatelessContext } from './context.js';
-import { answersMethod, dispatchStateless } from './dispatch.js';
-import { checkEnvelope } from './envelope.js';
+import { dispatchStateless } from './dispatch.js';
 import { listen } from './listen.js';
-import { paramHeaders } from './param-headers.js';
 
 /** What revision 2026-07-28 uses. */
 export type StatelessServices = GatewayServices;
-
-/** The HTTP status of a JSON-RPC error on this wire. */
-function statusOf(code: number): number {
-  if (code === ErrorCode.MethodNotFound) return 404;
-  if (
-    code === ErrorCode.HeaderMismatch ||
-    code === ErrorCode.MissingClientCapability ||
-    code === ErrorCode.UnsupportedProtocolVersion
-  ) {
-    return 400;
-  }
-  return 200;
-}
-
-function paramsOf(request: JsonRpcRequest): Record<string, unknown> {
-  const params = request.params;
-  return typeof params === 'object' && params !== null && !Array.isArray(params)
-    ? (params as Record<string, unknown>)
-    : {};
-}
 
 /**
  * Revision 2026-07-28 on `POST /mcp`: no session; the request's `_meta` carries what `initialize` negotiated on
@@ -39,7 +18,7 @@ function paramsOf(request: JsonRpcRequest): Record<string, unknown> {
  * revision gives an HTTP status answer with it (400, 404). Notifications and responses get 202 and nothing else.
  */
 export const rev20260728: Revision<StatelessServices> = {
-  errorStatus: statusOf,
+  errorStatus,
   accept: async () => {},
   open: openRequest,
 };
@@ -51,12 +30,7 @@ async function openRequest(
   request: JsonRpcRequest,
   parent: Logger,
 ): Promise<WireRequest> {
-  const { id, method } = request;
-  const params = paramsOf(request);
-  const meta = checkEnvelope(headers, method, params);
-  if (method !== 'subscriptions/listen' && !answersMethod(method)) {
-    throw ProtocolError.methodNotFound(`Method not found: ${method} (revision ${STATELESS_PROTOCOL_VERSION})`);
-  }
+  const { id, method, meta, params, paramHeaders } = decode(headers, request);
   const owner = caller.principal ?? anonymousOwner();
   const session = {
     sessionId: '',
@@ -79,7 +53,7 @@ async function openRequest(
     inlineInput: true,
     meta,
     anonymous: caller.principal === undefined,
-    params: paramHeaders(headers),
+    params: paramHeaders,
   };
   return {
     id,

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isReadInputRequired, Keys } from '@taskgate/core';
-import { inputResponsesOf, requestStates, type StatelessContext } from './context.js';
+import { inputResponsesOf } from './codec.js';
+import { requestStates, type StatelessContext } from './context.js';
 
 /** The methods whose handlers run as reads on a worker and may ask for input in rounds. */
 export const READ_METHODS: ReadonlySet<string> = new Set(['prompts/get', 'resources/read', 'completion/complete']);
