@@ -132,7 +132,7 @@ export {
   type EventLogOptions,
   type LoggedEvent,
   type RelayInput,
-  type RelayOutcome,
+  type RelayReport,
   type StreamKind,
   type StreamState,
 } from './streams/event-log.js';
@@ -162,11 +162,11 @@ export {
 } from './tasks/input-requests.js';
 export { ListCursorCodec, type ListPosition } from './tasks/list-cursor.js';
 export {
-  type OwnedOutcome,
+  type OwnedTaskRead,
   recordFromFields,
+  type StoredResult,
   type StoredTask,
   type TaskKind,
-  type TaskOutcome,
   type TaskRecord,
   type TaskRef,
   type TaskWire,

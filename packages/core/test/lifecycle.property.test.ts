@@ -2,7 +2,7 @@ import type { TaskStatus } from '@taskgate/protocol';
 import { useRedis } from '@taskgate/test-harness';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Keys, type TaskOutcome, type TaskStore, type TransitionResult } from '../src/index.js';
+import { Keys, type StoredResult, type TaskStore, type TransitionResult } from '../src/index.js';
 import { makeStore } from './support.js';
 
 type FinishKind = 'completed' | 'failed' | 'error';
@@ -43,7 +43,7 @@ const ALLOWED: Readonly<Record<TaskStatus, readonly TaskStatus[]>> = {
   cancelled: [],
 };
 
-const OUTCOMES: Record<FinishKind, TaskOutcome> = {
+const OUTCOMES: Record<FinishKind, StoredResult> = {
   completed: { result: { content: [{ type: 'text', text: 'done' }] } },
   failed: { result: { content: [{ type: 'text', text: 'tool failed' }], isError: true } },
   error: { error: { code: -32000, message: 'upstream exploded', data: { retry: false } } },

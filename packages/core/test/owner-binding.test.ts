@@ -1,6 +1,6 @@
 import { useRedis } from '@taskgate/test-harness';
 import { describe, expect, it } from 'vitest';
-import { Keys, newTaskId, type TaskOutcome } from '../src/index.js';
+import { Keys, newTaskId, type StoredResult } from '../src/index.js';
 import { makeStore, NOT_FOUND, rejection } from './support.js';
 
 const terminalMessage = (status: string) => ({
@@ -87,7 +87,7 @@ describe('owner binding and unknown ids', () => {
 
   it('[CNL-1] cancelling a completed, failed or cancelled task answers -32602 naming the status', async () => {
     const store = makeStore(redis);
-    const outcomes: [TaskOutcome, string][] = [
+    const outcomes: [StoredResult, string][] = [
       [{ result: { content: [{ type: 'text', text: 'ok' }] } }, 'completed'],
       [{ result: { content: [], isError: true } }, 'failed'],
       [{ error: { code: -32603, message: 'worker crashed' } }, 'failed'],

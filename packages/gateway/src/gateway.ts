@@ -36,7 +36,7 @@ import type { Express } from 'express';
 import { Registry } from 'prom-client';
 import { buildAdminApp } from './admin/admin-app.js';
 import { AdminAuth } from './admin/admin-auth.js';
-import { buildApp } from './http/app.js';
+import { type AppServices, buildApp } from './http/app.js';
 import { answerClientError } from './http/client-error.js';
 import type { Readiness } from './http/drain.js';
 import { ArgumentValidator } from './methods/argument-validator.js';
@@ -48,7 +48,12 @@ import { type GatewayOptions, resolveGatewayOptions } from './options.js';
 import { HeldStreams } from './streams/held-streams.js';
 import { StreamRegistry } from './streams/stream-registry.js';
 import { TaskWatcher } from './tasks/task-watcher.js';
-import type { GatewayServices } from './wire/services.js';
+
+/**
+ * The composition root's services: every process-wide piece a gateway builds (nothing per session), handed to
+ * the HTTP layer. Only this file names the whole; the runner, the codecs, each handler and stream name their part.
+ */
+type GatewayServices = AppServices;
 
 /** Where a started gateway listens. */
 export interface GatewayAddress {

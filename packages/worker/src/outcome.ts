@@ -1,4 +1,4 @@
-import type { TaskOutcome } from '@taskgate/core';
+import type { StoredResult } from '@taskgate/core';
 import { type CallToolResult, CallToolResultSchema, ProtocolError } from '@taskgate/protocol';
 import type { AnyToolDefinition } from './define-tool.js';
 import { ToolOutputError } from './errors.js';
@@ -6,7 +6,7 @@ import { describeZodIssues } from './zod-issues.js';
 
 /** A finished task's outcome with the status message that goes with it. */
 export interface Finished {
-  readonly outcome: TaskOutcome;
+  readonly outcome: StoredResult;
   readonly statusMessage?: string;
 }
 

@@ -6,7 +6,7 @@ import {
   type ReadJobData,
   type ReadRequest,
   SpanKind,
-  type TaskOutcome,
+  type StoredResult,
   type TaskRef,
   type TaskStore,
   taskRefOf,
@@ -110,7 +110,7 @@ async function read(deps: ReadRunnerDeps, job: Job<ReadJobData>): Promise<void> 
   const data = job.data;
   const ref: TaskRef = taskRefOf(data);
   const logger = deps.logger.child({ taskId: data.taskId, read: data.read.method, queue: job.queueName });
-  const finish = async (outcome: TaskOutcome): Promise<void> => {
+  const finish = async (outcome: StoredResult): Promise<void> => {
     const ended = await deps.store.finish(ref, outcome);
     if (!ended.ok) logger.debug({ reason: ended.reason }, 'the read ended before its handler did; result discarded');
   };
@@ -123,7 +123,7 @@ async function read(deps: ReadRunnerDeps, job: Job<ReadJobData>): Promise<void> 
     if (!started.ok) return;
     const controller = new AbortController();
     const unwatch = await deps.watch.watch(data.taskId, (end) => controller.abort(new TaskAbortedError(end)));
-    let outcome: TaskOutcome;
+    let outcome: StoredResult;
     const client = clientOf(data);
     const input = new ReadInput(data, client);
     try {

@@ -3,10 +3,10 @@ import type { Registry } from 'prom-client';
 import { RecordedFailure } from './run-job.js';
 
 /** How one execution of a job ended, as `taskgate_job_executions_total` labels it. */
-export type ExecutionOutcome = 'done' | 'failed' | 'released' | 'error';
+export type ExecutionEnd = 'done' | 'failed' | 'released' | 'error';
 
 /** The outcome label of an execution: returned (`done`), failed for good, released to the queue, or thrown (retry). */
-export function executionOutcome(error: unknown): ExecutionOutcome {
+export function executionOutcome(error: unknown): ExecutionEnd {
   if (error === undefined) return 'done';
   if (error instanceof RecordedFailure) return 'failed';
   if (error instanceof WaitingError) return 'released';

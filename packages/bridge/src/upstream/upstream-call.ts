@@ -13,7 +13,7 @@ import { type RoutedCall, routedCall } from './call-routes.js';
 import { callModern } from './modern-call.js';
 import { callWithTasks } from './modern-tasks.js';
 import type { UpstreamServerConfig } from './server-config.js';
-import type { UpstreamMetrics, UpstreamOutcome } from './upstream-metrics.js';
+import type { UpstreamCallEnd, UpstreamMetrics } from './upstream-metrics.js';
 import { type Lease, type UpstreamPool, UpstreamUnavailableError } from './upstream-pool.js';
 import { MODERN_REVISION } from './upstream-session.js';
 
@@ -32,7 +32,7 @@ export interface CallDeps {
 /** A call that ended without a result from the upstream, as a tool error the client reads. */
 class CallFailure extends Error {
   constructor(
-    readonly outcome: UpstreamOutcome,
+    readonly outcome: UpstreamCallEnd,
     message: string,
   ) {
     super(message);
@@ -87,7 +87,7 @@ export async function callUpstream(
     'taskgate.upstream.server': server.name,
     'taskgate.upstream.task': asTask,
   };
-  let outcome: UpstreamOutcome = 'ok';
+  let outcome: UpstreamCallEnd = 'ok';
   try {
     return await inSpan(`tools/call ${tool.name}`, { kind: SpanKind.CLIENT, attributes }, async () => {
       const result = asTask ? await followTask(deps, tool, args, ctx) : await callOnce(deps, tool, args, ctx);

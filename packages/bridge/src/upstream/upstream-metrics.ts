@@ -2,7 +2,7 @@ import { counterIn, gaugeIn, histogramIn } from '@taskgate/core';
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** How an upstream call ended: the outcome label of `taskgate_upstream_calls_total`. */
-export type UpstreamOutcome = 'ok' | 'tool_error' | 'protocol_error' | 'unavailable' | 'failed' | 'cancelled';
+export type UpstreamCallEnd = 'ok' | 'tool_error' | 'protocol_error' | 'unavailable' | 'failed' | 'cancelled';
 
 /** Metrics of the upstream MCP servers; labels are configured server names (a bounded set). */
 export class UpstreamMetrics {

@@ -5,7 +5,7 @@ import { queuesOfTask } from '../queues/queue-shards.js';
 import type { ToolQueues } from '../queues/tool-queues.js';
 import { Keys } from '../redis/keys.js';
 import type { TaskOutbox } from '../streams/outbox.js';
-import { recordFromFields, type StoredTask, type TaskKind, type TaskOutcome } from '../tasks/task-record.js';
+import { recordFromFields, type StoredResult, type StoredTask, type TaskKind } from '../tasks/task-record.js';
 import type { TaskStore } from '../tasks/task-store.js';
 import type { TaskTrail } from '../tasks/task-trail.js';
 import { scanHashes } from './admin-scan.js';
@@ -204,7 +204,7 @@ export class AdminTasks {
       else timeline.push({ at, event: 'log', detail: message.level });
     }
     timeline.sort((a, b) => a.at - b.at);
-    const outcome = rawOutcome === null ? undefined : (JSON.parse(rawOutcome) as TaskOutcome);
+    const outcome = rawOutcome === null ? undefined : (JSON.parse(rawOutcome) as StoredResult);
     return {
       task: adminTask(record),
       ...(outcome !== undefined && {

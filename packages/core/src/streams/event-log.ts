@@ -48,7 +48,7 @@ export interface StreamState {
 }
 
 /** What relaying one outbox entry did. */
-export type RelayOutcome =
+export type RelayReport =
   | { readonly kind: 'relayed'; readonly eventId?: string; readonly entryId?: string }
   | { readonly kind: 'fenced' | 'not_carrier' | 'stale' };
 
@@ -255,7 +255,7 @@ export class EventLog {
    * Moves one outbox entry of a task onto the stream, exactly once across all streams (see relayEvent-5.lua).
    * `input.feedPosition` is stored with the event (the session stream's position in its feed).
    */
-  async relay(streamId: string, connectionId: string, input: RelayInput): Promise<RelayOutcome> {
+  async relay(streamId: string, connectionId: string, input: RelayInput): Promise<RelayReport> {
     const reply = await this.#scripts.relayEvent(
       [...this.#streamKeys(streamId), this.#keys.taskCarrier(input.taskId), this.#keys.taskRelay(input.taskId)],
       [

@@ -40,8 +40,11 @@ export interface StoredTask extends TaskRecord {
   readonly wire?: TaskWire;
 }
 
-/** The exact outcome `tasks/result` returns: the request's result, or its JSON-RPC error (RES-1, ERR-5). */
-export type TaskOutcome =
+/**
+ * A task's stored result, exactly what `tasks/result` returns: the request's result, or its JSON-RPC error
+ * (RES-1, ERR-5). Stored in the record's `outcome` field once the task is terminal.
+ */
+export type StoredResult =
   | { readonly result: Record<string, unknown> }
   | { readonly error: { readonly code: number; readonly message: string; readonly data?: unknown } };
 
@@ -124,9 +127,9 @@ export const RECORD_FIELDS = [
 ] as const;
 
 /** The caller's task as tasks/result reads it (see `TaskStore.outcome`). */
-export interface OwnedOutcome {
+export interface OwnedTaskRead {
   readonly task: StoredTask;
-  readonly outcome?: TaskOutcome;
+  readonly outcome?: StoredResult;
   /** The task's outbox has had an entry: a message for the client. */
   readonly outbox?: true;
 }
@@ -154,7 +157,7 @@ export function recordFromValues(
 }
 
 /** A short diagnostic for a failed task (ERR-4): the error's message, or the first text of an error result. */
-export function diagnosticMessage(outcome: TaskOutcome): string {
+export function diagnosticMessage(outcome: StoredResult): string {
   if ('error' in outcome) return outcome.error.message;
   const content = outcome.result.content;
   const first = Array.isArray(content) ? (content[0] as { type?: unknown; text?: unknown } | undefined) : undefined;

@@ -10,14 +10,14 @@ import { isTaskIdShape, newTaskId } from './ids.js';
 import { ListCursorCodec } from './list-cursor.js';
 import {
   diagnosticMessage,
-  type OwnedOutcome,
+  type OwnedTaskRead,
   RECORD_AND_OUTCOME,
   RECORD_FIELDS,
   recordFromFields,
   recordFromValues,
+  type StoredResult,
   type StoredTask,
   type TaskKind,
-  type TaskOutcome,
   type TaskRecord,
   type TaskRef,
   type TaskWire,
@@ -168,23 +168,23 @@ export class TaskStore {
   }
 
   /** A task record and its stored outcome by id, with no owner check (the caller checks who may see it). */
-  async readWithOutcome(taskId: string): Promise<{ task?: StoredTask; outcome?: TaskOutcome }> {
+  async readWithOutcome(taskId: string): Promise<{ task?: StoredTask; outcome?: StoredResult }> {
     const values = await this.#redis.hmget(this.keys.task(taskId), ...RECORD_AND_OUTCOME);
     const task = this.#learn(recordFromValues(taskId, values));
     const raw = values[RECORD_FIELDS.length];
     if (task === undefined) return {};
-    return raw == null ? { task } : { task, outcome: JSON.parse(raw) as TaskOutcome };
+    return raw == null ? { task } : { task, outcome: JSON.parse(raw) as StoredResult };
   }
 
   /**
    * The caller's task, its stored outcome (absent until it finished) and whether its outbox had an entry, in one
    * HMGET. `batched`: read in one pipeline with the others of this event-loop turn (waiters woken together).
    */
-  async outcome(owner: string, taskId: string, batched = false): Promise<OwnedOutcome> {
+  async outcome(owner: string, taskId: string, batched = false): Promise<OwnedTaskRead> {
     const { task, values } = await this.#owned(owner, taskId, RECORD_AND_OUTCOME, batched);
     const [raw, outbox] = values.slice(RECORD_FIELDS.length);
     const had = outbox != null ? { outbox: true as const } : {};
-    return raw == null ? { task, ...had } : { task, outcome: JSON.parse(raw) as TaskOutcome, ...had };
+    return raw == null ? { task, ...had } : { task, outcome: JSON.parse(raw) as StoredResult, ...had };
   }
 
   /** The caller's task and the values of `fields` (RECORD_FIELDS first) in one HMGET, or -32602 as `getOwned`. */
@@ -312,7 +312,7 @@ export class TaskStore {
    * `isError` result (ERR-4). A task that is terminal already (cancelled, CNL-3) keeps its state.
    * `startedAt`: when a first attempt whose start is not recorded yet began (see `live`).
    */
-  finish(ref: TaskRef, outcome: TaskOutcome, statusMessage?: string, startedAt?: number): Promise<TransitionResult> {
+  finish(ref: TaskRef, outcome: StoredResult, statusMessage?: string, startedAt?: number): Promise<TransitionResult> {
     const failed = 'error' in outcome || outcome.result.isError === true;
     const message = statusMessage ?? (failed ? diagnosticMessage(outcome) : '');
     const start = startedAt === undefined ? [] : [startedAt];

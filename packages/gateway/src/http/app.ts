@@ -8,14 +8,19 @@ import { PROTECTED_RESOURCE_WELL_KNOWN, protectedResourceHandler } from '../auth
 import { HttpError, sendHttpError } from '../messages/http-error.js';
 import { streamLimitHttpError } from '../ops/stream-quota.js';
 import { traceMcpRequest } from '../ops/trace-request.js';
+import type { RunnerServices } from '../run/run-request.js';
 import { openGetStream } from '../streams/get-stream.js';
+import type { StreamServices } from '../streams/stream-context.js';
 import { requestProtocolVersion } from '../wire/rev2025-11-25/protocol-version.js';
 import { requireSession } from '../wire/rev2025-11-25/session.js';
-import type { GatewayServices } from '../wire/services.js';
+import type { RevisionServices } from '../wire/revisions.js';
 import { drainGuard, type Readiness } from './drain.js';
 import { hostOriginGuard, requireAccept } from './guards.js';
 import { observeHttp } from './observe-http.js';
 import { postHandler } from './post.js';
+
+/** What the HTTP layer uses: the runner's and the codecs' services, and the session's GET stream. */
+export type AppServices = RunnerServices & RevisionServices & StreamServices;
 
 type McpHandler = (req: Request, res: Response, caller: Caller, logger: Logger) => Promise<void>;
 
@@ -30,7 +35,7 @@ let requestCount = 0;
  * authentication, plus `/healthz` (the process runs), `/readyz` (Redis answers, the scripts are loaded, not
  * draining), `/metrics` (Prometheus) and, with JWT auth, the RFC 9728 protected-resource metadata.
  */
-export function buildApp(services: GatewayServices, readiness: Readiness): Express {
+export function buildApp(services: AppServices, readiness: Readiness): Express {
   const { options, metrics } = services;
   const app = express();
   app.disable('x-powered-by');

@@ -4,9 +4,9 @@ import express, { type Request, type RequestHandler, type Response } from 'expre
 import type { Caller } from '../auth/caller.js';
 import { HttpError, rememberRequestId } from '../messages/http-error.js';
 import { describeMessage } from '../ops/trace-request.js';
+import type { RunnerServices } from '../run/run-request.js';
 import { runMessage } from '../run/run-request.js';
-import { revisionOf } from '../wire/revisions.js';
-import type { GatewayServices } from '../wire/services.js';
+import { type RevisionServices, revisionOf } from '../wire/revisions.js';
 import { requireAccept, requireJsonContentType, requireShallowJson } from './guards.js';
 
 /** Runs an express middleware as a promise (the body reader), rejecting with what it passes to `next`. */
@@ -65,7 +65,7 @@ function requestIdOf(value: unknown): RequestId | undefined {
  * `POST /mcp`: one JSON-RPC message per request, read and parsed here, then run on its revision
  * (`run/run-request.ts`, `wire/revisions.ts`).
  */
-export function postHandler(services: GatewayServices) {
+export function postHandler(services: RunnerServices & RevisionServices) {
   const readBody = express.text({
     type: () => true,
     limit: services.options.bodyLimitBytes,

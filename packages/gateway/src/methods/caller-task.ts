@@ -1,4 +1,4 @@
-import { Keys, type StoredTask, type TaskOutcome, type TaskStore, taskNotFound } from '@taskgate/core';
+import { Keys, type StoredResult, type StoredTask, type TaskStore, taskNotFound } from '@taskgate/core';
 import { ProtocolError } from '@taskgate/protocol';
 import type { Call } from './context.js';
 
@@ -11,7 +11,7 @@ export interface TaskLookupServices {
 /** A task the caller may see, with its stored outcome when asked for (absent until it finished). */
 export interface FoundTask {
   readonly task: StoredTask;
-  readonly outcome?: TaskOutcome;
+  readonly outcome?: StoredResult;
 }
 
 /**

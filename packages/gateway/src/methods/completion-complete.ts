@@ -1,6 +1,6 @@
 import { visibleTo } from '@taskgate/core';
 import { type ClientRequestParams, ProtocolError } from '@taskgate/protocol';
-import type { Call, Outcome } from './context.js';
+import type { Call, HandlerAnswer } from './context.js';
 import type { OfferingReadServices } from './prompts.js';
 import { runReadJob } from './read-job.js';
 
@@ -12,7 +12,7 @@ import { runReadJob } from './read-job.js';
 export async function completionComplete(
   ctx: Call<OfferingReadServices>,
   params: ClientRequestParams<'completion/complete'>,
-): Promise<Outcome> {
+): Promise<HandlerAnswer> {
   const { ref, argument, context } = params;
   const { offerings } = ctx.services;
   const entry =

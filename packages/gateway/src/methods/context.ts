@@ -1,4 +1,4 @@
-import type { Logger, SessionRecord, StoredTask, TaskOutcome } from '@taskgate/core';
+import type { Logger, SessionRecord, StoredResult, StoredTask } from '@taskgate/core';
 import type { JsonRpcRequest } from '@taskgate/protocol';
 import type { InputRequestsView } from './pending-inputs.js';
 
@@ -47,8 +47,8 @@ export type TaskScope = 'owner' | 'record' | 'id';
  */
 export interface TaskReadAhead {
   readonly taskId: string;
-  /** The record (and for tasks/result its stored outcome), for the request's owner; rejects like a look-up. */
-  readonly read: Promise<{ readonly task: StoredTask; readonly outcome?: TaskOutcome }>;
+  /** The record (and for tasks/result its stored result), for the request's owner; rejects like a look-up. */
+  readonly read: Promise<{ readonly task: StoredTask; readonly outcome?: StoredResult }>;
 }
 
 /**
@@ -56,20 +56,20 @@ export interface TaskReadAhead {
  * catalogue): a result; a task created; a call running, whose answer the revision carries its own way (a
  * resumable stream, or a wait with input rounds); a task shown; a task whose result the request waits for.
  */
-export type Outcome =
+export type HandlerAnswer =
   | { readonly kind: 'result'; readonly result: Record<string, unknown> }
   | { readonly kind: 'task'; readonly task: StoredTask; readonly immediateResponse?: string }
   | { readonly kind: 'call'; readonly task: StoredTask }
-  /** A task as `tasks/get` shows it: with its outcome and pending input requests when the revision inlines them. */
+  /** A task as `tasks/get` shows it, with its stored result and pending inputs where the revision inlines them. */
   | {
       readonly kind: 'view';
       readonly task: StoredTask;
-      readonly outcome?: TaskOutcome;
+      readonly outcome?: StoredResult;
       readonly inputRequests?: InputRequestsView;
     }
   | { readonly kind: 'pending'; readonly task: StoredTask };
 
-/** The outcome of a handler that answers at once. */
-export function result(value: Record<string, unknown>): Outcome {
+/** The answer of a handler that answers at once: a result. */
+export function result(value: Record<string, unknown>): HandlerAnswer {
   return { kind: 'result', result: value };
 }

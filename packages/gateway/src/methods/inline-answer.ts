@@ -1,7 +1,7 @@
 import type { CatalogEntry, EventBus, StoredTask, TaskStore } from '@taskgate/core';
 import { auditRetrieval, terminalOutcome } from '../tasks/task-outcome.js';
 import type { TaskWatcher } from '../tasks/task-watcher.js';
-import type { Call, Outcome } from './context.js';
+import type { Call, HandlerAnswer } from './context.js';
 
 /** What an inline answer uses. */
 export interface InlineAnswerServices {
@@ -38,7 +38,7 @@ export async function inlineAnswer(
   record: StoredTask,
   waitMs: number,
   clientSignal: AbortSignal | undefined,
-): Promise<Outcome> {
+): Promise<HandlerAnswer> {
   const { services } = ctx;
   const { taskId } = record;
   const stop = new AbortController();

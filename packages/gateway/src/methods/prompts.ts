@@ -1,7 +1,7 @@
 import { type ListCursorCodec, type OfferingCatalog, visibleTo } from '@taskgate/core';
 import { type ClientRequestParams, ProtocolError } from '@taskgate/protocol';
 import { catalogPage } from './catalog-page.js';
-import type { Call, Outcome } from './context.js';
+import type { Call, HandlerAnswer } from './context.js';
 import { type ReadServices, runReadJob } from './read-job.js';
 
 /** What the listings of offerings use (prompts, resources, resource templates). */
@@ -20,7 +20,7 @@ export interface OfferingReadServices extends ReadServices {
 export async function promptsList(
   ctx: Call<OfferingListServices>,
   params: ClientRequestParams<'prompts/list'>,
-): Promise<Outcome> {
+): Promise<HandlerAnswer> {
   const { offerings, toolCursors, options } = ctx.services;
   const page = catalogPage(
     toolCursors,
@@ -43,7 +43,7 @@ export async function promptsList(
 export async function promptsGet(
   ctx: Call<OfferingReadServices>,
   params: ClientRequestParams<'prompts/get'>,
-): Promise<Outcome> {
+): Promise<HandlerAnswer> {
   const entry = await ctx.services.offerings.prompts.get(params.name);
   if (entry === undefined || !visibleTo(entry, ctx.principal)) {
     throw ProtocolError.invalidParams(`Unknown prompt: '${params.name}'. Call prompts/list to see the prompts.`);

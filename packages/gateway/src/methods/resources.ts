@@ -1,7 +1,7 @@
 import { type OfferingCatalog, type ResourceSubscriptions, visibleTo } from '@taskgate/core';
 import { type ClientRequestParams, ErrorCode, ProtocolError } from '@taskgate/protocol';
 import { catalogPage } from './catalog-page.js';
-import type { Call, Outcome } from './context.js';
+import type { Call, HandlerAnswer } from './context.js';
 import type { OfferingListServices, OfferingReadServices } from './prompts.js';
 import { runReadJob } from './read-job.js';
 
@@ -14,7 +14,7 @@ export interface SubscribeServices {
   readonly subscriptions: ResourceSubscriptions;
 }
 
-const empty: Outcome = { kind: 'result', result: {} };
+const empty: HandlerAnswer = { kind: 'result', result: {} };
 
 function resourceNotFound(uri: string): ProtocolError {
   return new ProtocolError(
@@ -28,7 +28,7 @@ function resourceNotFound(uri: string): ProtocolError {
 export async function resourcesList(
   ctx: Call<OfferingListServices>,
   params: ClientRequestParams<'resources/list'>,
-): Promise<Outcome> {
+): Promise<HandlerAnswer> {
   const { offerings, toolCursors, options } = ctx.services;
   const page = catalogPage(
     toolCursors,
@@ -51,7 +51,7 @@ export async function resourcesList(
 export async function resourceTemplatesList(
   ctx: Call<OfferingListServices>,
   params: ClientRequestParams<'resources/templates/list'>,
-): Promise<Outcome> {
+): Promise<HandlerAnswer> {
   const { offerings, toolCursors, options } = ctx.services;
   const page = catalogPage(
     toolCursors,
@@ -77,7 +77,7 @@ export async function resourceTemplatesList(
 export async function resourcesRead(
   ctx: Call<OfferingReadServices>,
   params: ClientRequestParams<'resources/read'>,
-): Promise<Outcome> {
+): Promise<HandlerAnswer> {
   const { uri } = params;
   const resolved = await ctx.services.offerings.resolve(uri, ctx.principal);
   if (resolved === undefined) throw resourceNotFound(uri);
@@ -96,7 +96,7 @@ export async function resourcesRead(
 export async function resourcesSubscribe(
   ctx: Call<SubscribeServices>,
   params: ClientRequestParams<'resources/subscribe'>,
-): Promise<Outcome> {
+): Promise<HandlerAnswer> {
   const { services, session } = ctx;
   if ((await services.offerings.resolve(params.uri, ctx.principal)) === undefined) throw resourceNotFound(params.uri);
   const current = await services.subscriptions.list(session.sessionId);
@@ -114,7 +114,7 @@ export async function resourcesSubscribe(
 export async function resourcesUnsubscribe(
   ctx: Call<SubscribeServices>,
   params: ClientRequestParams<'resources/unsubscribe'>,
-): Promise<Outcome> {
+): Promise<HandlerAnswer> {
   await ctx.services.subscriptions.unsubscribe(ctx.session.sessionId, params.uri);
   return empty;
 }

@@ -1,7 +1,7 @@
 import { isTerminalStatus } from '@taskgate/protocol';
 import { type CancelServices, removeWaitingJob } from '../tasks/cancel-call.js';
 import { callerTask, type TaskLookupServices } from './caller-task.js';
-import type { Call, Outcome } from './context.js';
+import type { Call, HandlerAnswer } from './context.js';
 
 /** What `tasks/cancel` uses. */
 export interface TasksCancelServices extends TaskLookupServices, CancelServices {}
@@ -22,7 +22,7 @@ const REASON = 'The task was cancelled by request.';
  * when it has not started (a running one is stopped by its worker, which watches the task's channel).
  * Answers the cancelled task, or nothing when the revision acknowledges.
  */
-export async function tasksCancel(ctx: Call<TasksCancelServices>, params: TaskCancel): Promise<Outcome> {
+export async function tasksCancel(ctx: Call<TasksCancelServices>, params: TaskCancel): Promise<HandlerAnswer> {
   const { task: record } = await callerTask(ctx, params.taskId, false);
   const { services } = ctx;
   if (params.finished === 'acknowledge') {

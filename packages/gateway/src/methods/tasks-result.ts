@@ -1,7 +1,7 @@
 import { isTerminalStatus } from '@taskgate/protocol';
 import { auditRetrieval, terminalOutcome } from '../tasks/task-outcome.js';
 import { callerTask, type TaskLookupServices } from './caller-task.js';
-import type { Call, Outcome } from './context.js';
+import type { Call, HandlerAnswer } from './context.js';
 
 /**
  * `tasks/result`: a terminal task answers at once. Otherwise the request waits for the task (RES-2): the
@@ -11,7 +11,7 @@ import type { Call, Outcome } from './context.js';
 export async function tasksResult(
   ctx: Call<TaskLookupServices>,
   params: { readonly taskId: string },
-): Promise<Outcome> {
+): Promise<HandlerAnswer> {
   const first = await callerTask(ctx, params.taskId, true);
   if (!isTerminalStatus(first.task.status)) return { kind: 'pending', task: first.task };
   auditRetrieval(ctx.logger, first.task);

@@ -1,5 +1,5 @@
 import { callerTask, type TaskLookupServices } from './caller-task.js';
-import type { Call, Outcome } from './context.js';
+import type { Call, HandlerAnswer } from './context.js';
 import { answerInputs, type InputServices } from './pending-inputs.js';
 
 /** What `tasks/update` uses. */
@@ -15,7 +15,7 @@ export interface TaskUpdate {
  * `tasks/update`: answers the task's pending input requests from `inputResponses`, by key. Unknown keys and
  * keys answered before are ignored; requests left unanswered keep the task `input_required`.
  */
-export async function tasksUpdate(ctx: Call<TasksUpdateServices>, params: TaskUpdate): Promise<Outcome> {
+export async function tasksUpdate(ctx: Call<TasksUpdateServices>, params: TaskUpdate): Promise<HandlerAnswer> {
   const { task } = await callerTask(ctx, params.taskId, false);
   const answered = await answerInputs(ctx.services, task, params.inputResponses);
   ctx.logger.info({ audit: 'task.input_answered', taskId: task.taskId, answered }, 'task input answered');

@@ -8,7 +8,7 @@ import {
 } from '@taskgate/core';
 import { ErrorCode, type ProgressToken, ProtocolError, TASKS_EXTENSION } from '@taskgate/protocol';
 import type { ArgumentValidator } from './argument-validator.js';
-import type { Call, Outcome } from './context.js';
+import type { Call, HandlerAnswer } from './context.js';
 import { type EnqueueServices, enqueue } from './enqueue.js';
 import { type InlineAnswerServices, inlineAnswer, inlineWaitOf } from './inline-answer.js';
 
@@ -53,7 +53,7 @@ export interface ToolCall {
  * the call through the same pipeline as a hidden record (kind `direct`: not listed, not visible to the tasks
  * methods) whose answer the revision carries.
  */
-export async function toolsCall(ctx: Call<ToolsCallServices>, params: ToolCall): Promise<Outcome> {
+export async function toolsCall(ctx: Call<ToolsCallServices>, params: ToolCall): Promise<HandlerAnswer> {
   const { services } = ctx;
   const entry = await services.catalog.get(params.name);
   // A tool hidden from the caller (`allow`) is refused exactly as an unknown one: its existence is not told.

@@ -1,7 +1,7 @@
 import { type ListCursorCodec, type ToolCatalog, visibleTo } from '@taskgate/core';
 import type { ClientRequestParams } from '@taskgate/protocol';
 import { catalogPage } from './catalog-page.js';
-import type { Call, Outcome } from './context.js';
+import type { Call, HandlerAnswer } from './context.js';
 
 /** What `tools/list` uses. */
 export interface ToolsListServices {
@@ -18,7 +18,7 @@ export interface ToolsListServices {
 export async function toolsList(
   ctx: Call<ToolsListServices>,
   params: ClientRequestParams<'tools/list'>,
-): Promise<Outcome> {
+): Promise<HandlerAnswer> {
   const { catalog, toolCursors, options } = ctx.services;
   const page = catalogPage(
     toolCursors,

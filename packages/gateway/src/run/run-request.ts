@@ -34,8 +34,8 @@ export interface RunnerServices {
  * One parsed message of `POST /mcp` on its revision: a notification or a response is handed to the revision and
  * answered 202; a request runs (see `runRequest`).
  */
-export async function runMessage<S extends RunnerServices>(
-  services: S,
+export async function runMessage<S>(
+  services: S & RunnerServices,
   revision: Revision<S>,
   headers: WireHeaders,
   res: Response,
@@ -59,8 +59,8 @@ export async function runMessage<S extends RunnerServices>(
  * when it has a retry hint), except two the HTTP layer answers: a refusal before the request could be read as
  * one (`HttpError`), and Redis not answering (503 + Retry-After).
  */
-async function runRequest<S extends RunnerServices>(
-  services: S,
+async function runRequest<S>(
+  services: S & RunnerServices,
   revision: Revision<S>,
   headers: WireHeaders,
   res: Response,

@@ -1,4 +1,4 @@
-import { compareEntryIds, EventLog, type Logger, type RelayInput, type RelayOutcome } from '@taskgate/core';
+import { compareEntryIds, EventLog, type Logger, type RelayInput, type RelayReport } from '@taskgate/core';
 import type { SseStream } from './sse-stream.js';
 
 /** Where a session's GET stream stands, which every one of its event ids names (see `EventLog.eventId`). */
@@ -173,7 +173,7 @@ export class LoggedStream {
   }
 
   /** Moves one outbox entry of a task onto this stream (exactly once across streams) and writes it. */
-  relay(input: RelayInput): Promise<RelayOutcome> {
+  relay(input: RelayInput): Promise<RelayReport> {
     return this.#queued(async () => {
       const feed = this.#positions?.feed;
       const outcome = await this.#log.relay(this.streamId, this.connectionId, {

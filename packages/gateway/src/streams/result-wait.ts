@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { type OwnedOutcome, recordFromFields, type StoredTask, type TaskOutcome } from '@taskgate/core';
+import { type OwnedTaskRead, recordFromFields, type StoredResult, type StoredTask } from '@taskgate/core';
 import { isTerminalStatus, ProtocolError, type RequestId, type TaskStatus, toJsonRpcError } from '@taskgate/protocol';
 import { errorResponse, resultMessage } from '../messages/json-rpc.js';
 import { auditRetrieval, terminalOutcome } from '../tasks/task-outcome.js';
@@ -18,12 +18,12 @@ export interface PendingResult {
 type Ended = {
   readonly kind: 'ended';
   readonly fields: Record<string, string>;
-  readonly outcome: TaskOutcome | undefined;
+  readonly outcome: StoredResult | undefined;
 };
 
 /** How the wait in the process ended. */
 type Decision =
-  | { readonly kind: 'answer'; readonly read: OwnedOutcome }
+  | { readonly kind: 'answer'; readonly read: OwnedTaskRead }
   | { readonly kind: 'stream' }
   | { readonly kind: 'gone' };
 

@@ -5,8 +5,8 @@ import {
   Keys,
   type Logger,
   type SessionRecord,
+  type StoredResult,
   type StoredTask,
-  type TaskOutcome,
   taskExpired,
 } from '@taskgate/core';
 import { type RequestId, toJsonRpcError } from '@taskgate/protocol';
@@ -126,7 +126,7 @@ export async function runTaskStream(
 function carried(
   target: TaskStreamTarget,
   waited: Extract<WatchOutcome, { kind: 'terminal' }>,
-): Promise<{ task: StoredTask; outcome?: TaskOutcome }> | undefined {
+): Promise<{ task: StoredTask; outcome?: StoredResult }> | undefined {
   if (waited.outcome === undefined || target.task === undefined) return undefined;
   return Promise.resolve({ task: { ...waited.task, ownerId: target.task.ownerId }, outcome: waited.outcome });
 }

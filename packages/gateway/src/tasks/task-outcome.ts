@@ -1,4 +1,4 @@
-import type { Logger, StoredTask, TaskOutcome, TaskRecord, TaskStore } from '@taskgate/core';
+import type { Logger, StoredResult, StoredTask, TaskRecord, TaskStore } from '@taskgate/core';
 import { ErrorCode, ProtocolError, RELATED_TASK_META_KEY, type RequestId, toJsonRpcError } from '@taskgate/protocol';
 import { errorResponse, resultMessage } from '../messages/json-rpc.js';
 
@@ -7,7 +7,7 @@ import { errorResponse, resultMessage } from '../messages/json-rpc.js';
  * `_meta` (RES-3), or the stored JSON-RPC error thrown as is. A cancelled task has no outcome (the request
  * never finished); like the reference SDK, that is a -32603 error saying so.
  */
-export function terminalOutcome(task: StoredTask, outcome: TaskOutcome | undefined): Record<string, unknown> {
+export function terminalOutcome(task: StoredTask, outcome: StoredResult | undefined): Record<string, unknown> {
   if (outcome !== undefined && 'result' in outcome) {
     const meta = (outcome.result._meta ?? {}) as Record<string, unknown>;
     return { ...outcome.result, _meta: { ...meta, [RELATED_TASK_META_KEY]: { taskId: task.taskId } } };
@@ -40,7 +40,7 @@ export async function directCallOutcome(
   id: RequestId,
   taskId: string,
   task: TaskRecord | undefined,
-  known?: Promise<{ readonly outcome?: TaskOutcome }>,
+  known?: Promise<{ readonly outcome?: StoredResult }>,
 ): Promise<Record<string, unknown>> {
   try {
     if (task === undefined) throw ProtocolError.internal('The call expired before it finished');

@@ -1,4 +1,4 @@
-import { type EventBus, recordFromFields, type TaskOutcome, type TaskRecord, type TaskStore } from '@taskgate/core';
+import { type EventBus, recordFromFields, type StoredResult, type TaskRecord, type TaskStore } from '@taskgate/core';
 import { isTerminalStatus } from '@taskgate/protocol';
 
 /** How waiting for a task ended. */
@@ -15,7 +15,7 @@ export type WatchOutcome =
        * The stored outcome, when the message carried it (a finish's message does, up to a size): the same as
        * a read of the task would give, with no read. Absent: read it.
        */
-      readonly outcome?: TaskOutcome;
+      readonly outcome?: StoredResult;
     }
   | { readonly kind: 'gone' }
   | { readonly kind: 'aborted' };
@@ -109,7 +109,7 @@ class Watch {
   }
 
   /** Settles the waiters with the terminal task of a channel message, and the outcome it carried if any. */
-  announce(record: TaskRecord, outcome: TaskOutcome | undefined): void {
+  announce(record: TaskRecord, outcome: StoredResult | undefined): void {
     this.settleAll(
       outcome === undefined
         ? { kind: 'terminal', task: record, announced: true }
@@ -337,9 +337,9 @@ export class TaskWatcher {
 }
 
 /** The outcome a finish's message carried: `{ result }` or `{ error }`, or undefined (none, or not one). */
-export function carriedOutcome(value: unknown): TaskOutcome | undefined {
+export function carriedOutcome(value: unknown): StoredResult | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const outcome = value as Record<string, unknown>;
   const part = outcome.result ?? outcome.error;
-  return typeof part === 'object' && part !== null ? (value as TaskOutcome) : undefined;
+  return typeof part === 'object' && part !== null ? (value as StoredResult) : undefined;
 }

@@ -1,8 +1,10 @@
 import { type JsonRpcMessage, SUPPORTED_PROTOCOL_VERSIONS } from '@taskgate/protocol';
 import type { Revision, WireHeaders } from './codec.js';
-import { rev20251125, type SessionServices } from './rev2025-11-25/session-request.js';
+import type { SessionServices } from './rev2025-11-25/dispatch.js';
+import { rev20251125 } from './rev2025-11-25/session-request.js';
+import type { StatelessServices } from './rev2026-07-28/context.js';
 import { isStatelessMessage } from './rev2026-07-28/envelope.js';
-import { rev20260728, type StatelessServices } from './rev2026-07-28/handle.js';
+import { rev20260728 } from './rev2026-07-28/handle.js';
 
 /** What the codecs of both revisions use. */
 export type RevisionServices = SessionServices & StatelessServices;

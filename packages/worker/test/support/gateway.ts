@@ -1,9 +1,9 @@
 import {
   type CatalogEntry,
   Keys,
+  type StoredResult,
   type StoredTask,
   type TaskLimits,
-  type TaskOutcome,
   TaskStore,
   ToolCatalog,
   type ToolJobData,
@@ -76,9 +76,9 @@ export class TestGateway {
     return this.store.read(taskId);
   }
 
-  async outcome(taskId: string): Promise<TaskOutcome | undefined> {
+  async outcome(taskId: string): Promise<StoredResult | undefined> {
     const raw = await this.redis.hget(this.keys.task(taskId), 'outcome');
-    return raw === null ? undefined : (JSON.parse(raw) as TaskOutcome);
+    return raw === null ? undefined : (JSON.parse(raw) as StoredResult);
   }
 
   /** Waits until the task satisfies `check` (polling every 20 ms). */

@@ -8,7 +8,7 @@ import {
   type RequestId,
 } from '@taskgate/protocol';
 import { HttpError } from '../../messages/http-error.js';
-import type { Outcome } from '../../methods/context.js';
+import type { HandlerAnswer } from '../../methods/context.js';
 import type { TaskCancel } from '../../methods/tasks-cancel.js';
 import type { TaskGet } from '../../methods/tasks-get.js';
 import type { ToolCall } from '../../methods/tools-call.js';
@@ -112,7 +112,7 @@ export type SessionAnswer =
       /** Which streams `close()` ends at once (`result`) and which it lets finish first (`direct`). */
       readonly role: 'result' | 'direct';
       /** The task (or direct call's hidden record) whose messages and outcome the stream carries, as read. */
-      readonly task: Extract<Outcome, { kind: 'call' }>['task'];
+      readonly task: Extract<HandlerAnswer, { kind: 'call' }>['task'];
     };
 
 /**
@@ -120,7 +120,7 @@ export type SessionAnswer =
  * CRT-5); the task's fields at the top level for tasks/get (no related-task _meta, META-3); a running call, or
  * a task whose result is awaited, as a resumable SSE stream that relays its requests and notices.
  */
-export function encode(outcome: Outcome): SessionAnswer {
+export function encode(outcome: HandlerAnswer): SessionAnswer {
   switch (outcome.kind) {
     case 'result':
       return outcome;

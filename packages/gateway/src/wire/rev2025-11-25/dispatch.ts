@@ -1,27 +1,51 @@
 import { completionComplete } from '../../methods/completion-complete.js';
-import { type Call, type Outcome, result } from '../../methods/context.js';
+import { type Call, type HandlerAnswer, result } from '../../methods/context.js';
 import { loggingSetLevel } from '../../methods/logging-set-level.js';
-import { promptsGet, promptsList } from '../../methods/prompts.js';
+import {
+  type OfferingListServices,
+  type OfferingReadServices,
+  promptsGet,
+  promptsList,
+} from '../../methods/prompts.js';
 import {
   resourcesList,
   resourcesRead,
   resourcesSubscribe,
   resourcesUnsubscribe,
   resourceTemplatesList,
+  type SubscribeServices,
 } from '../../methods/resources.js';
-import { tasksCancel } from '../../methods/tasks-cancel.js';
-import { tasksGet } from '../../methods/tasks-get.js';
+import { type TasksCancelServices, tasksCancel } from '../../methods/tasks-cancel.js';
+import { type TasksGetServices, tasksGet } from '../../methods/tasks-get.js';
 import { tasksList } from '../../methods/tasks-list.js';
 import { tasksResult } from '../../methods/tasks-result.js';
-import { toolsCall } from '../../methods/tools-call.js';
-import { toolsList } from '../../methods/tools-list.js';
-import type { GatewayServices } from '../services.js';
+import { type ToolsCallServices, toolsCall } from '../../methods/tools-call.js';
+import { type ToolsListServices, toolsList } from '../../methods/tools-list.js';
+import type { GatewayMetrics } from '../../ops/gateway-metrics.js';
+import type { ResolvedGatewayOptions } from '../../options.js';
+import type { StreamServices } from '../../streams/stream-context.js';
 import { decodeParams, encode, type SessionAnswer, type SessionMethod, type SessionParams } from './codec.js';
 
-/** A request of an established session on revision 2025-11-25. */
-export type SessionCall = Call<GatewayServices>;
+/**
+ * What revision 2025-11-25 uses: its handlers' services as each names them, the streams a request's answer may
+ * become, the client's input requests (answered by its responses) and the gateway's options and metrics.
+ */
+export type SessionServices = ToolsCallServices &
+  ToolsListServices &
+  TasksGetServices &
+  TasksCancelServices &
+  OfferingListServices &
+  OfferingReadServices &
+  SubscribeServices &
+  StreamServices & {
+    readonly metrics: GatewayMetrics;
+    readonly options: ResolvedGatewayOptions;
+  };
 
-type Handlers = { [M in SessionMethod]: (ctx: SessionCall, params: SessionParams[M]) => Promise<Outcome> };
+/** A request of an established session on revision 2025-11-25. */
+export type SessionCall = Call<SessionServices>;
+
+type Handlers = { [M in SessionMethod]: (ctx: SessionCall, params: SessionParams[M]) => Promise<HandlerAnswer> };
 
 /** The methods of a session: each one's handler, which gets its params as the codec decoded them. */
 const handlers: Handlers = {
@@ -43,7 +67,7 @@ const handlers: Handlers = {
   'completion/complete': completionComplete,
 };
 
-function handle<M extends SessionMethod>(method: M, ctx: SessionCall): Promise<Outcome> {
+function handle<M extends SessionMethod>(method: M, ctx: SessionCall): Promise<HandlerAnswer> {
   return handlers[method](ctx, decodeParams(method, ctx.request.params));
 }
 

@@ -13,15 +13,11 @@ import type { TaskReadAhead } from '../../methods/context.js';
 import { describeSession } from '../../ops/trace-request.js';
 import type { SessionContext } from '../../streams/stream-context.js';
 import type { Revision, WireHeaders, WireMessage, WireRequest } from '../codec.js';
-import type { GatewayServices } from '../services.js';
 import { decode, errorStatus } from './codec.js';
-import { dispatch, type SessionCall } from './dispatch.js';
+import { dispatch, type SessionCall, type SessionServices } from './dispatch.js';
 import { initialize } from './initialize.js';
 import { requestProtocolVersion } from './protocol-version.js';
 import { findSession, requireSession } from './session.js';
-
-/** What revision 2025-11-25 uses. */
-export type SessionServices = GatewayServices;
 
 /**
  * Revision 2025-11-25 on `POST /mcp`: `initialize` starts a session; every other message names its session

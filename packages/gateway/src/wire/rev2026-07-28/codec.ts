@@ -9,7 +9,7 @@ import {
   STATELESS_PROTOCOL_VERSION,
   TASKS_EXTENSION,
 } from '@taskgate/protocol';
-import type { Outcome } from '../../methods/context.js';
+import type { HandlerAnswer } from '../../methods/context.js';
 import type { TaskCancel } from '../../methods/tasks-cancel.js';
 import type { TaskGet } from '../../methods/tasks-get.js';
 import type { TaskUpdate } from '../../methods/tasks-update.js';
@@ -215,7 +215,7 @@ const CACHEABLE: ReadonlySet<string> = new Set([
  * a result as `complete`, cacheable for the lists and reads. A running call has no encoding of its own: the
  * method table waits for it (`call-rounds.ts`).
  */
-export function encode(method: string, outcome: Outcome): Record<string, unknown> {
+export function encode(method: string, outcome: HandlerAnswer): Record<string, unknown> {
   switch (outcome.kind) {
     case 'task':
       return createTaskResult(outcome.task);

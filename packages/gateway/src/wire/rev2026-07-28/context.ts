@@ -1,13 +1,38 @@
 import { randomBytes } from 'node:crypto';
+import type { EventBus, ResourceSubscriptions } from '@taskgate/core';
 import type { Call } from '../../methods/context.js';
+import type { OfferingListServices, OfferingReadServices } from '../../methods/prompts.js';
+import type { TasksCancelServices } from '../../methods/tasks-cancel.js';
+import type { TasksGetServices } from '../../methods/tasks-get.js';
+import type { TasksUpdateServices } from '../../methods/tasks-update.js';
+import type { ToolsCallServices } from '../../methods/tools-call.js';
+import type { ToolsListServices } from '../../methods/tools-list.js';
+import type { ResolvedGatewayOptions } from '../../options.js';
+import type { AbandonServices } from '../../tasks/cancel-call.js';
 import type { AnswerChannel } from '../codec.js';
-import type { GatewayServices } from '../services.js';
 import { declaresTasks as declaresTasksExtension } from './codec.js';
 import type { StatelessMeta } from './envelope.js';
 import { RequestStateCodec } from './request-state.js';
 
+/**
+ * What revision 2026-07-28 uses: its handlers' services as each names them, what a call's rounds and a listen
+ * stream follow (the bus, resource subscriptions), the cancellation of a call nobody waits for, the options.
+ */
+export type StatelessServices = ToolsCallServices &
+  ToolsListServices &
+  OfferingListServices &
+  OfferingReadServices &
+  TasksGetServices &
+  TasksUpdateServices &
+  TasksCancelServices &
+  AbandonServices & {
+    readonly bus: EventBus;
+    readonly subscriptions: ResourceSubscriptions;
+    readonly options: ResolvedGatewayOptions;
+  };
+
 /** One stateless request: a Call whose "session" is what the request's `_meta` declares. */
-export interface StatelessContext extends Call<GatewayServices> {
+export interface StatelessContext extends Call<StatelessServices> {
   readonly meta: StatelessMeta;
   /** True when auth is off: tasks are bound to their unguessable id only, not to an owner. */
   readonly anonymous: boolean;

@@ -1,5 +1,5 @@
 import { completionComplete } from '../../methods/completion-complete.js';
-import type { Outcome } from '../../methods/context.js';
+import type { HandlerAnswer } from '../../methods/context.js';
 import { promptsGet, promptsList } from '../../methods/prompts.js';
 import { resourcesList, resourcesRead, resourceTemplatesList } from '../../methods/resources.js';
 import { tasksCancel } from '../../methods/tasks-cancel.js';
@@ -13,7 +13,7 @@ import { discover } from './discover.js';
 import { READ_METHODS, readAnswer, readRound } from './read-rounds.js';
 
 type Answered = Exclude<keyof StatelessParams, 'tools/call'>;
-type Handlers = { [M in Answered]: (ctx: StatelessContext, params: StatelessParams[M]) => Promise<Outcome> };
+type Handlers = { [M in Answered]: (ctx: StatelessContext, params: StatelessParams[M]) => Promise<HandlerAnswer> };
 
 /** The methods of this revision that answer through a neutral handler at once. */
 const HANDLERS: Handlers = {
@@ -33,7 +33,7 @@ function handle<M extends Answered>(
   method: M,
   ctx: StatelessContext,
   params: Record<string, unknown>,
-): Promise<Outcome> {
+): Promise<HandlerAnswer> {
   return HANDLERS[method](ctx, decodeParams(method, params, ctx.meta));
 }
 

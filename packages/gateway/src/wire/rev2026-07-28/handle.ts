@@ -2,14 +2,10 @@ import type { Logger } from '@taskgate/core';
 import { type JsonRpcRequest, STATELESS_PROTOCOL_VERSION } from '@taskgate/protocol';
 import type { Caller } from '../../auth/caller.js';
 import type { Revision, WireHeaders, WireRequest } from '../codec.js';
-import type { GatewayServices } from '../services.js';
 import { decode, errorStatus } from './codec.js';
-import { anonymousOwner, type StatelessContext } from './context.js';
+import { anonymousOwner, type StatelessContext, type StatelessServices } from './context.js';
 import { dispatchStateless } from './dispatch.js';
 import { listen } from './listen.js';
-
-/** What revision 2026-07-28 uses. */
-export type StatelessServices = GatewayServices;
 
 /**
  * Revision 2026-07-28 on `POST /mcp`: no session; the request's `_meta` carries what `initialize` negotiated on

@@ -1,4 +1,4 @@
-import type { StoredTask, TaskOutcome } from '@taskgate/core';
+import type { StoredResult, StoredTask } from '@taskgate/core';
 import { ErrorCode, isTerminalStatus } from '@taskgate/protocol';
 import { type InputRequestsView, type InputServices, requestsOfWaitingTask } from '../../methods/pending-inputs.js';
 
@@ -7,7 +7,7 @@ import { type InputRequestsView, type InputServices, requestsOfWaitingTask } fro
  * `pollInterval`. A tool that ran and reported an error is `completed` here (its result carries `isError`);
  * `failed` is kept for JSON-RPC errors.
  */
-export function taskFields(task: StoredTask, outcome?: TaskOutcome): Record<string, unknown> {
+export function taskFields(task: StoredTask, outcome?: StoredResult): Record<string, unknown> {
   const status = task.status === 'failed' && outcome !== undefined && 'result' in outcome ? 'completed' : task.status;
   return {
     taskId: task.taskId,
@@ -28,7 +28,7 @@ export function createTaskResult(task: StoredTask): Record<string, unknown> {
 /** `tasks/get` (DetailedTask): the fields, and the outcome inlined — `result`, `error` or `inputRequests`. */
 export function detailedTask(
   task: StoredTask,
-  outcome: TaskOutcome | undefined,
+  outcome: StoredResult | undefined,
   inputRequests: InputRequestsView | undefined,
 ): Record<string, unknown> {
   const fields = taskFields(task, outcome);
@@ -61,7 +61,9 @@ function withoutRelatedTask(result: Record<string, unknown>): Record<string, unk
 
 /** A task as `notifications/tasks` shows it, like `tasks/get`: its outcome or pending input requests inlined. */
 export async function detailedView(
-  services: InputServices & { readonly tasks: { readWithOutcome(taskId: string): Promise<{ outcome?: TaskOutcome }> } },
+  services: InputServices & {
+    readonly tasks: { readWithOutcome(taskId: string): Promise<{ outcome?: StoredResult }> };
+  },
   task: StoredTask,
 ): Promise<Record<string, unknown>> {
   const { outcome } = isTerminalStatus(task.status) ? await services.tasks.readWithOutcome(task.taskId) : {};
