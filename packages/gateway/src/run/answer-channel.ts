@@ -32,6 +32,8 @@ export class ResponseChannel implements AnswerChannel {
   openStream(): OpenStream {
     const stream = new SseStream(this.res);
     this.streams.add(stream, 'session');
+    // An error after this point can only go on the stream, as its last message.
+    this.#stream = stream;
     return stream;
   }
 

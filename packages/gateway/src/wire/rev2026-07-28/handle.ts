@@ -60,7 +60,7 @@ async function openRequest(
     run: async (channel) => {
       const ctx: StatelessContext = { ...base, answer: channel };
       if (method === 'subscriptions/listen') {
-        await listen(ctx, channel.openStream(), id, params);
+        await listen(ctx, channel, id, params);
         return { kind: 'streamed' };
       }
       return { kind: 'result', result: await dispatchStateless(ctx, params, channel.signal) };

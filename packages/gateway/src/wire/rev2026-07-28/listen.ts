@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { CatalogKind } from '@taskgate/core';
 import { META_SUBSCRIPTION_ID, type RequestId } from '@taskgate/protocol';
 import { visibleTask } from '../../methods/caller-task.js';
-import type { OpenStream } from '../codec.js';
+import type { AnswerChannel } from '../codec.js';
 import { declaresTasks, type StatelessContext } from './context.js';
 import { detailedView } from './task-view.js';
 
@@ -34,7 +34,7 @@ const strings = (value: unknown): string[] =>
  */
 export async function listen(
   ctx: StatelessContext,
-  stream: OpenStream,
+  channel: AnswerChannel,
   id: RequestId,
   params: Record<string, unknown>,
 ): Promise<void> {
@@ -49,6 +49,7 @@ export async function listen(
     (task) => task !== undefined,
   );
   const meta = { [META_SUBSCRIPTION_ID]: id };
+  const stream = channel.openStream();
   const notify = (method: string, fields: Record<string, unknown> = {}): void => {
     stream.send({ jsonrpc: '2.0', method, params: { ...fields, _meta: meta } });
   };
