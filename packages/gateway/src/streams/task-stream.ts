@@ -8,12 +8,12 @@ import {
   type StoredTask,
   type TaskOutcome,
   taskExpired,
+  type WaitOutcome,
 } from '@taskgate/core';
 import { type RequestId, toJsonRpcError } from '@taskgate/protocol';
 import { errorResponse, resultMessage } from '../messages/json-rpc.js';
 import { cancelUnlessResumed } from '../tasks/cancel-call.js';
 import { auditRetrieval, directCallOutcome, terminalOutcome } from '../tasks/task-outcome.js';
-import type { WatchOutcome } from '../tasks/task-watcher.js';
 import { carryOutbox } from './carry-outbox.js';
 import { HELD_LEASE_MS, openTaskConnection } from './connect-stream.js';
 import { type LoggedStream, newStreamIds } from './logged-stream.js';
@@ -81,7 +81,7 @@ export async function runTaskStream(
   try {
     const record = target.task ?? (await services.tasks.read(target.taskId));
     // The task's channel and its outbox's are subscribed together; the outcome is acted on once the outbox is carried.
-    const watching = services.watcher.untilTerminal(target.taskId, { signal: stream.signal });
+    const watching = services.follower.untilTerminal(target.taskId, { signal: stream.signal });
     const carrier = record === undefined ? undefined : await carryOutbox(ctx, stream, record, target.kind);
     const waited = await watching;
     if (waited.kind === 'aborted') {
@@ -125,7 +125,7 @@ export async function runTaskStream(
  */
 function carried(
   target: TaskStreamTarget,
-  waited: Extract<WatchOutcome, { kind: 'terminal' }>,
+  waited: Extract<WaitOutcome, { kind: 'terminal' }>,
 ): Promise<{ task: StoredTask; outcome?: TaskOutcome }> | undefined {
   if (waited.outcome === undefined || target.task === undefined) return undefined;
   return Promise.resolve({ task: { ...waited.task, ownerId: target.task.ownerId }, outcome: waited.outcome });
@@ -144,7 +144,7 @@ async function finishResult(
   ctx: SessionContext,
   stream: LoggedStream,
   target: TaskStreamTarget,
-  waited: Exclude<WatchOutcome, { kind: 'aborted' }>,
+  waited: Exclude<WaitOutcome, { kind: 'aborted' }>,
   read?: ReturnType<SessionContext['services']['tasks']['outcome']>,
 ): Promise<void> {
   let message: Record<string, unknown>;
@@ -165,7 +165,7 @@ async function finishDirect(
   ctx: SessionContext,
   stream: LoggedStream,
   target: TaskStreamTarget,
-  waited: Exclude<WatchOutcome, { kind: 'aborted' }>,
+  waited: Exclude<WaitOutcome, { kind: 'aborted' }>,
 ): Promise<void> {
   const { services } = ctx;
   const { sessionId } = ctx.session;
