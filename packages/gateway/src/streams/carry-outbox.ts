@@ -1,9 +1,10 @@
 import { type EventBus, errorMessage, type OutboxEntry, type StoredTask, toTask } from '@taskgate/core';
 import { type OutboxRendering, outboxMessage } from '../messages/outbox-messages.js';
 import { HELD_LEASE_MS } from './connect-stream.js';
-import type { LoggedStream, StreamPart } from './logged-stream.js';
+import type { LoggedStream } from './logged-stream.js';
 import { OutboxRelay } from './outbox-relay.js';
 import type { SessionContext } from './stream-context.js';
+import type { StreamPart } from './stream-part.js';
 
 /** A stream's hold on a task's outbox. */
 export interface OutboxCarrier {

@@ -6,7 +6,10 @@ import {
   type Logger,
   type SessionRecord,
   type StoredTask,
+  type TaskEnd,
+  type TaskFollower,
   type TaskOutcome,
+  type TaskWaiter,
   taskExpired,
   type WaitOutcome,
 } from '@taskgate/core';
@@ -81,7 +84,7 @@ export async function runTaskStream(
   try {
     const record = target.task ?? (await services.tasks.read(target.taskId));
     // The task's channel and its outbox's are subscribed together; the outcome is acted on once the outbox is carried.
-    const watching = services.follower.untilTerminal(target.taskId, { signal: stream.signal });
+    const watching = new StreamWait(services.follower, target.taskId, stream).done;
     const carrier = record === undefined ? undefined : await carryOutbox(ctx, stream, record, target.kind);
     const waited = await watching;
     if (waited.kind === 'aborted') {
@@ -185,4 +188,45 @@ async function finishDirect(
     });
   }
   await services.calls.close(sessionId, target.rpcId).catch(() => undefined);
+}
+
+const ABORTED: WaitOutcome = { kind: 'aborted' };
+
+/**
+ * A task stream's wait for its task's end: the follower's waiter and the stream's end watcher at once, so a
+ * waiting stream holds this one entry and its promise (no signal listener, no closure).
+ */
+class StreamWait implements TaskWaiter {
+  readonly done: Promise<WaitOutcome>;
+  readonly #follower: TaskFollower;
+  readonly #taskId: string;
+  #resolve: (outcome: WaitOutcome) => void = () => {};
+  #over = false;
+
+  constructor(follower: TaskFollower, taskId: string, stream: LoggedStream) {
+    this.#follower = follower;
+    this.#taskId = taskId;
+    this.done = new Promise((resolve) => {
+      this.#resolve = resolve;
+    });
+    if (stream.whenEnded(this)) follower.follow(taskId, this);
+    else this.#settle(ABORTED);
+  }
+
+  taskEnded(end: TaskEnd): void {
+    this.#settle(end);
+  }
+
+  /** The connection ended: the wait is over (`aborted`), and the task no longer followed for it. */
+  streamEnded(): void {
+    if (this.#over) return;
+    this.#follower.unfollow(this.#taskId, this);
+    this.#settle(ABORTED);
+  }
+
+  #settle(outcome: WaitOutcome): void {
+    if (this.#over) return;
+    this.#over = true;
+    this.#resolve(outcome);
+  }
 }
