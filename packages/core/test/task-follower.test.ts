@@ -98,6 +98,24 @@ describe('TaskFollower', () => {
     expect(follower.followed).toBe(0);
   }, 15_000);
 
+  it('re-reads a lone followed task once per round of the safety interval, not at every tick', async () => {
+    const { follower, connection, keys, create, channels } = setUp(5000);
+    const taskId = await create();
+    const monitor = await connection.duplicate().monitor();
+    let reads = 0;
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (args[0]?.toLowerCase() === 'hget' && args[1] === keys.task(taskId)) reads += 1;
+    });
+    const controller = new AbortController();
+    const wait = follower.untilTerminal(taskId, { signal: controller.signal });
+    while ((await channels(taskId)) === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setTimeout(resolve, 4500));
+    monitor.disconnect();
+    controller.abort();
+    expect(await wait).toEqual({ kind: 'aborted' });
+    expect(reads).toBe(1);
+  }, 15_000);
+
   it('re-reads every watched task after the subscriber reconnects', async () => {
     const { follower, bus, create, finishSilently, channels } = setUp(600_000);
     const taskId = await create();

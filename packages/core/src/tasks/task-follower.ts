@@ -290,6 +290,8 @@ export class TaskFollower {
     try {
       const now = Date.now();
       if (this.#round.iterator === undefined) {
+        // A round that read every follow early waits for its end: a few follows are not read every tick.
+        if (now < this.#round.endsAt) return;
         this.#round = { iterator: this.#follows.values(), ahead: this.#follows.size, endsAt: now + this.#safetyMs };
       }
       const round = this.#round;
