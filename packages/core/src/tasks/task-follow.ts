@@ -47,7 +47,6 @@ export class Follow {
   readonly listener: (message: string) => void;
   /** `pending` until Redis confirmed the SUBSCRIBE; `failed`: subscribed again at the next sweep. */
   subscription: 'pending' | 'live' | 'failed' = 'pending';
-  unsubscribe: (() => Promise<void>) | undefined;
   /** No waiter left: the follow is out of the follower's map. */
   released = false;
 

@@ -174,10 +174,10 @@ export class TaskFollower {
   #subscribe(follow: Follow): void {
     follow.subscription = 'pending';
     this.#bus.onTaskChange(follow.taskId, follow.listener).then(
-      (unsubscribe) => {
-        if (follow.released) return void unsubscribe();
+      () => {
+        // Ended by `offTaskChange` (no function kept per follow).
+        if (follow.released) return void this.#bus.offTaskChange(follow.taskId, follow.listener);
         follow.subscription = 'live';
-        follow.unsubscribe = unsubscribe;
         this.#reread(follow, true);
       },
       () => {
@@ -258,7 +258,7 @@ export class TaskFollower {
     if (follow.released) return;
     follow.released = true;
     if (this.#follows.get(follow.taskId) === follow) this.#follows.delete(follow.taskId);
-    void follow.unsubscribe?.();
+    if (follow.subscription === 'live') void this.#bus.offTaskChange(follow.taskId, follow.listener);
     if (this.#follows.size > 0) return;
     if (this.#timer !== undefined) {
       clearInterval(this.#timer);

@@ -45,7 +45,8 @@ export async function answerResult(ctx: SessionContext, res: ServerResponse, pen
   });
   const answered = waitThenAnswer(ctx, res, pending, primed);
   services.streams.deciding(Promise.race([decided, answered]));
-  return await answered;
+  // Returned, not awaited: a stream that waits for its task keeps no suspended frame of this function.
+  return answered;
 }
 
 async function waitThenAnswer(
