@@ -161,6 +161,9 @@ export {
   type WaitOptions,
 } from './tasks/input-requests.js';
 export { ListCursorCodec, type ListPosition } from './tasks/list-cursor.js';
+export type { TaskEnd, TaskWaiter, WaitOutcome } from './tasks/task-follow.js';
+export { TaskFollower, type TaskFollowerOptions, type TaskWaitOptions } from './tasks/task-follower.js';
+export { decodeTaskMessage, type TaskChange } from './tasks/task-message.js';
 export {
   type OwnedTaskRead,
   recordFromFields,

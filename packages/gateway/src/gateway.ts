@@ -21,6 +21,7 @@ import {
   SessionFeed,
   SessionStore,
   TaskDelivery,
+  TaskFollower,
   TaskgateError,
   TaskOutbox,
   TaskStore,
@@ -47,8 +48,6 @@ import { StreamQuota } from './ops/stream-quota.js';
 import { type GatewayOptions, resolveGatewayOptions } from './options.js';
 import { HeldStreams } from './streams/held-streams.js';
 import { StreamRegistry } from './streams/stream-registry.js';
-import { TaskWatcher } from './tasks/task-watcher.js';
-
 /**
  * The composition root's services: every process-wide piece a gateway builds (nothing per session), handed to
  * the HTTP layer. Only this file names the whole; the runner, the codecs, each handler and stream name their part.
@@ -172,7 +171,7 @@ export function createGateway(input: GatewayOptions): Gateway {
     bus,
     outbox,
     inputs: new InputRequests({ redis, bus, keys }),
-    watcher: new TaskWatcher({ bus, store: tasks, safetyMs: options.waiterSafetyMs }),
+    follower: new TaskFollower({ bus, store: tasks, safetyMs: options.waiterSafetyMs }),
     events,
     delivery,
     feed: new SessionFeed({ redis, keys }),

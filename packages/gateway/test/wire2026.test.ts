@@ -1,4 +1,4 @@
-import { connectClient, useRedis } from '@taskgate/test-harness';
+import { connectClient, useRedis, waitFor } from '@taskgate/test-harness';
 import { TEST_TOOLS } from '@taskgate/test-harness/tools';
 import { defineTool } from '@taskgate/worker';
 import { describe, expect, it } from 'vitest';
@@ -71,6 +71,27 @@ describe('revision 2026-07-28 on the same endpoint', () => {
       const reply = await stateless(url, removed, { taskId: 'x' });
       expect([removed, reply.status, reply.body.error?.code]).toEqual([removed, 404, -32601]);
     }
+  });
+
+  it('wakes a call that waits from its task channel: no read of the task while the tool runs', async () => {
+    const stack = await start({ tools: TEST_TOOLS });
+    const call = stateless(stack.url, 'tools/call', { name: 'sleep', arguments: { ms: 4000 } });
+    // The call waits once its task's channel is subscribed; the reads that follow the subscription come next.
+    const channels = async () => (await stack.redis.pubsub('CHANNELS', stack.keys.taskChannelPattern())) as string[];
+    await waitFor(async () => (await channels()).length === 1, 'the call waiting on its task');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const monitor = await stack.redis.duplicate().monitor();
+    const commands: string[] = [];
+    // Commands a script runs are shown with the source `lua`: a transition of the worker, not a read.
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      if (source !== 'lua') commands.push(args.join(' '));
+    });
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    monitor.disconnect();
+    // Status checks (one field) are the safety nets of the worker and the follower; no full read of the record.
+    const fullReads = commands.filter((command) => /^hmget \S+:task:\S+ status statusMessage /i.test(command));
+    expect(fullReads).toEqual([]);
+    expect((await call).body.result).toMatchObject({ resultType: 'complete', content: [{ text: 'slept 4000 ms' }] });
   });
 
   it('runs a forbidden tool as a call and an optional one as a task for clients of the extension', async () => {

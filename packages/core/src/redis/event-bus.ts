@@ -139,6 +139,14 @@ export class EventBus {
   }
 
   /**
+   * Ends `listener`'s subscription of a task's channel, as the function `onTaskChange` resolved to does: for
+   * a caller that keeps no such function per subscription (thousands of waiting requests).
+   */
+  offTaskChange(taskId: string, listener: ChannelListener): Promise<void> {
+    return this.#unsubscribe(this.#keys.taskChannel(taskId), listener);
+  }
+
+  /**
    * Every change of every task (the task id and its snapshot), through one pattern subscription. Only where
    * task channels are classic pub/sub (a single server, Sentinel): on a cluster they are shard channels, which
    * patterns do not reach, and this throws.
@@ -176,6 +184,11 @@ export class EventBus {
   /** Every arrival in a task's outbox (payload: the entry id). */
   onOutboxArrival(taskId: string, listener: ChannelListener): Promise<Unsubscribe> {
     return this.subscribe(this.#keys.outboxChannel(taskId), listener);
+  }
+
+  /** Ends `listener`'s subscription of a task's outbox channel (see `offTaskChange`). */
+  offOutboxArrival(taskId: string, listener: ChannelListener): Promise<void> {
+    return this.#unsubscribe(this.#keys.outboxChannel(taskId), listener);
   }
 
   /** Registrations of one catalog kind by workers (list_changed news). */

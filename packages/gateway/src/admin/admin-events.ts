@@ -1,4 +1,4 @@
-import { type EventBus, errorMessage, type Logger, recordFromFields } from '@taskgate/core';
+import { decodeTaskMessage, type EventBus, errorMessage, type Logger } from '@taskgate/core';
 import type { Request, Response } from 'express';
 
 /**
@@ -12,19 +12,17 @@ export function taskEvents(bus: EventBus, heartbeatMs: number, logger: Logger) {
       if (!res.writableEnded) res.write(text);
     };
     const listener = (taskId: string, message: string): void => {
-      try {
-        const record = recordFromFields(taskId, JSON.parse(message) as Record<string, string>);
-        const event = {
-          taskId,
-          status: record.status,
-          ...(record.statusMessage !== undefined && { statusMessage: record.statusMessage }),
-          ...(record.tool !== undefined && { tool: record.tool }),
-          lastUpdatedAt: record.lastUpdatedAt,
-        };
-        write(`event: task\ndata: ${JSON.stringify(event)}\n\n`);
-      } catch {
-        // A payload that is not a snapshot is not news for the console.
-      }
+      // A payload that is not a snapshot is not news for the console.
+      const record = decodeTaskMessage(taskId, message)?.task;
+      if (record === undefined) return;
+      const event = {
+        taskId,
+        status: record.status,
+        ...(record.statusMessage !== undefined && { statusMessage: record.statusMessage }),
+        ...(record.tool !== undefined && { tool: record.tool }),
+        lastUpdatedAt: record.lastUpdatedAt,
+      };
+      write(`event: task\ndata: ${JSON.stringify(event)}\n\n`);
     };
     let unsubscribe: (() => Promise<void>) | undefined;
     try {

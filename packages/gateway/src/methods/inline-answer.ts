@@ -1,13 +1,19 @@
-import type { CatalogEntry, EventBus, StoredTask, TaskStore } from '@taskgate/core';
+import type {
+  CatalogEntry,
+  StoredTask,
+  TaskChange,
+  TaskEnd,
+  TaskFollower,
+  TaskStore,
+  TaskWaiter,
+} from '@taskgate/core';
 import { auditRetrieval, terminalOutcome } from '../tasks/task-outcome.js';
-import type { TaskWatcher } from '../tasks/task-watcher.js';
 import type { Call, HandlerAnswer } from './context.js';
 
 /** What an inline answer uses. */
 export interface InlineAnswerServices {
   readonly tasks: TaskStore;
-  readonly bus: EventBus;
-  readonly watcher: TaskWatcher;
+  readonly follower: TaskFollower;
   /** Counts the wait in `taskgate_task_waiters`. */
   readonly metrics: { waiting<T>(done: Promise<T>): Promise<T> };
   readonly options: { readonly inlineWaitMs: number };
@@ -28,7 +34,7 @@ export function inlineWaitOf(
 }
 
 /**
- * Waits up to `waitMs` for the task to end, through the process's task watcher (one channel subscription per
+ * Waits up to `waitMs` for the task to end, through the process's task follower (one channel subscription per
  * task, no polling). Ended in time: its stored outcome as `tasks/result` gives it — the result with the
  * related-task `_meta` (the task stays readable by id), or its error thrown. Still running, asking for input
  * (the client answers that through `tasks/get` and `tasks/update`), or the client gone: the task as it is now.
@@ -41,47 +47,79 @@ export async function inlineAnswer(
 ): Promise<HandlerAnswer> {
   const { services } = ctx;
   const { taskId } = record;
-  const stop = new AbortController();
-  const end = (): void => stop.abort();
-  const timer = setTimeout(end, waitMs);
-  clientSignal?.addEventListener('abort', end, { once: true });
-  let unsubscribe: (() => Promise<void>) | undefined;
+  const wait = new InlineWait(services.follower, taskId, clientSignal);
+  const timer = setTimeout(() => wait.stop(), waitMs);
   try {
-    const watched = services.metrics.waiting(services.watcher.untilTerminal(taskId, { signal: stop.signal }));
-    // The same channel the watcher subscribes to (one SUBSCRIBE for both): a task that asks for input ends the
-    // wait. Its status is read once the subscription is live, so a request asked before is not missed.
-    unsubscribe = await services.bus
-      .onTaskChange(taskId, (message) => {
-        if (statusIn(message) === 'input_required') end();
-      })
-      .catch(() => undefined);
-    if (!stop.signal.aborted) {
-      const [status] = await services.tasks.statuses([taskId]);
-      if (status === 'input_required') end();
-    }
-    const outcome = await watched;
-    if (outcome.kind === 'terminal') {
+    const end = await services.metrics.waiting(wait.done);
+    if (end?.kind === 'terminal') {
       const { task, outcome: stored } = await services.tasks.readWithOutcome(taskId);
       const ended = task ?? record;
       auditRetrieval(ctx.logger, ended);
       return { kind: 'result', result: terminalOutcome(ended, stored) };
     }
   } finally {
-    // Whatever ended the wait (a failed read too), the waiter goes with it.
-    stop.abort();
     clearTimeout(timer);
-    clientSignal?.removeEventListener('abort', end);
-    await unsubscribe?.().catch(() => {});
+    wait.stop();
   }
   return { kind: 'task', task: (await services.tasks.read(taskId)) ?? record };
 }
 
-/** The status a task channel message announces, if any. */
-function statusIn(message: string): string | undefined {
-  try {
-    const fields = JSON.parse(message) as { status?: unknown };
-    return typeof fields.status === 'string' ? fields.status : undefined;
-  } catch {
-    return undefined;
+/**
+ * One inline wait: the follower's waiter and its client signal's listener (`handleEvent`). The follower's
+ * first read after subscribing tells it the task's status, so a request for input asked before the
+ * subscription went live ends the wait too.
+ */
+class InlineWait implements TaskWaiter {
+  readonly done: Promise<TaskEnd | undefined>;
+  readonly #follower: TaskFollower;
+  readonly #taskId: string;
+  readonly #signal: AbortSignal | undefined;
+  #resolve: (end: TaskEnd | undefined) => void = () => {};
+  #over = false;
+
+  constructor(follower: TaskFollower, taskId: string, signal: AbortSignal | undefined) {
+    this.#follower = follower;
+    this.#taskId = taskId;
+    this.#signal = signal;
+    this.done = new Promise((resolve) => {
+      this.#resolve = resolve;
+    });
+    if (signal?.aborted === true) {
+      this.#finish(undefined);
+      return;
+    }
+    signal?.addEventListener('abort', this, { once: true });
+    follower.follow(taskId, this);
+  }
+
+  taskEnded(end: TaskEnd): void {
+    this.#finish(end);
+  }
+
+  /**
+   * A task that asks for input ends the wait (the client answers it through `tasks/get` and `tasks/update`).
+   * A change that may have gone unseen (undefined) waits on: the task as it is is read at the end anyway.
+   */
+  taskChanged(change: TaskChange | undefined): void {
+    if (change?.task.status === 'input_required') this.stop();
+  }
+
+  /** The client went away. */
+  handleEvent(): void {
+    this.stop();
+  }
+
+  /** Ends the wait without the task's end (time up, input asked for, client gone); idempotent. */
+  stop(): void {
+    if (this.#over) return;
+    this.#follower.unfollow(this.#taskId, this);
+    this.#finish(undefined);
+  }
+
+  #finish(end: TaskEnd | undefined): void {
+    if (this.#over) return;
+    this.#over = true;
+    this.#signal?.removeEventListener('abort', this);
+    this.#resolve(end);
   }
 }

@@ -1,13 +1,12 @@
-import type { ReadJobData, ReadRequest, TaskRef, TaskStore, ToolQueues } from '@taskgate/core';
+import type { ReadJobData, ReadRequest, TaskFollower, TaskRef, TaskStore, ToolQueues } from '@taskgate/core';
 import { ErrorCode, ProtocolError } from '@taskgate/protocol';
-import type { TaskWatcher } from '../tasks/task-watcher.js';
 import type { Call } from './context.js';
 
 /** What a read on a worker uses. */
 export interface ReadServices {
   readonly tasks: TaskStore;
   readonly queues: ToolQueues;
-  readonly watcher: TaskWatcher;
+  readonly follower: TaskFollower;
   readonly options: { readonly readTimeoutMs: number };
 }
 
@@ -15,7 +14,7 @@ export interface ReadServices {
  * Runs a read (`resources/read`, `prompts/get`, `completion/complete`) on a worker through the task pipeline
  * and returns its result: a hidden record (kind `direct`, counted against the owner's active limit while it
  * runs), a BullMQ job on the offering's read queue, and a wait for the record to turn terminal through the
- * process's one event bus. A JSON-RPC error the worker stored is thrown as is. When no worker answers within
+ * process's task follower. A JSON-RPC error the worker stored is thrown as is. When no worker answers within
  * `readTimeoutMs` the read is cancelled (its job removed if it has not started) and -32603 says so.
  */
 export async function runReadJob(
@@ -46,7 +45,7 @@ export async function runReadJob(
     await services.tasks.cancelAsBroker(ref, 'The read could not be queued').catch(() => {});
     throw ProtocolError.internal(`${read.method} could not be queued for a worker; try again later.`);
   }
-  const waited = await services.watcher.untilTerminal(record.taskId, { signal: AbortSignal.timeout(timeoutMs) });
+  const waited = await services.follower.untilTerminal(record.taskId, { signal: AbortSignal.timeout(timeoutMs) });
   if (waited.kind !== 'terminal') {
     await services.tasks.cancelAsBroker(ref, 'No worker answered in time').catch(() => {});
     await services.queues.removeWaiting(queue, record.taskId).catch(() => false);

@@ -1,9 +1,10 @@
 import { type EventBus, errorMessage, type OutboxEntry, type StoredTask, toTask } from '@taskgate/core';
 import { type OutboxRendering, outboxMessage } from '../messages/outbox-messages.js';
 import { HELD_LEASE_MS } from './connect-stream.js';
-import type { LoggedStream, StreamPart } from './logged-stream.js';
+import type { LoggedStream } from './logged-stream.js';
 import { OutboxRelay } from './outbox-relay.js';
 import type { SessionContext } from './stream-context.js';
+import type { StreamPart } from './stream-part.js';
 
 /** A stream's hold on a task's outbox. */
 export interface OutboxCarrier {
@@ -66,7 +67,8 @@ class Carrier implements OutboxCarrier, StreamPart {
   #claiming: Promise<boolean> | undefined;
   /** The outbox is known to hold entries (it never shrinks while the task lives). */
   #nonEmpty = false;
-  #unsubscribe: (() => Promise<void>) | undefined;
+  /** Listening to the outbox's channel (ended by `offOutboxArrival`: no function kept per carrier). */
+  #listening = false;
   #closed = false;
   /** The subscriber reconnected while this stream was open: announcements may have been lost. */
   #reconnected = false;
@@ -93,7 +95,8 @@ class Carrier implements OutboxCarrier, StreamPart {
   async start(): Promise<void> {
     const { services } = this.#ctx;
     // Subscribed before the first pass, so no announcement between the two is lost.
-    this.#unsubscribe = await services.bus.onOutboxArrival(this.#task.taskId, this.#announced);
+    await services.bus.onOutboxArrival(this.#task.taskId, this.#announced);
+    this.#listening = true;
     carriersOf(services.bus).add(this);
     this.#stream.attach(this);
     // The connection may have ended while we subscribed, its clean-ups run already.
@@ -204,7 +207,7 @@ class Carrier implements OutboxCarrier, StreamPart {
     if (this.#closed) return;
     this.#closed = true;
     carriersOf(this.#ctx.services.bus).delete(this);
-    await this.#unsubscribe?.();
+    if (this.#listening) await this.#ctx.services.bus.offOutboxArrival(this.#task.taskId, this.#announced);
     // A stream that finished gave the lease up with its last event.
     if (this.#carrying && !this.#stream.released) {
       await this.#ctx.services.delivery.release(this.#task.taskId, this.#stream.streamId, this.#stream.connectionId);

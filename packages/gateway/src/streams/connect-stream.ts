@@ -41,7 +41,6 @@ export function connectStream(
   const sse = new SseStream(res, { headersWithFirstEvent: primed });
   const stream = new LoggedStream(services.events, sse, ids, leaseMsOf(services, role), logger, positions);
   if (role !== 'session') stream.refreshLeasesEvery(HELD_REFRESH_MS / services.options.sseHeartbeatMs);
-  sse.owner = stream;
   // Heartbeats from the registry's one timer; once the connection ends, shutdown waits for the clean-up.
   services.streams.add(sse, role);
   return stream;

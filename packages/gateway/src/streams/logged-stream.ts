@@ -1,5 +1,6 @@
 import { compareEntryIds, EventLog, type Logger, type RelayInput, type RelayReport } from '@taskgate/core';
 import type { SseStream } from './sse-stream.js';
+import type { StreamPart } from './stream-part.js';
 
 /** Where a session's GET stream stands, which every one of its event ids names (see `EventLog.eventId`). */
 export interface StreamPositions {
@@ -13,22 +14,6 @@ export interface StreamPositions {
 export interface FeedEvent {
   readonly feedId: string;
   readonly data: string;
-}
-
-/**
- * What a part of a stream (a task's outbox carrier) does at the stream's heartbeats and end: one object
- * attached per stream instead of a closure per hook, which thousands of waiting streams would each hold.
- */
-export interface StreamPart {
-  /**
-   * Extends the connection lease along with a lease of its own in one script: resolves to whether this
-   * connection still holds the stream, or undefined when it did not extend the lease this time.
-   */
-  refreshConnection(): Promise<boolean | undefined>;
-  /** Runs at every heartbeat while the connection is open; must not reject. */
-  heartbeat(): Promise<unknown>;
-  /** Runs when the connection ends, before the hooks of `onClose` and before the connection lease is given up. */
-  close(): Promise<unknown>;
 }
 
 /** The status notifications of the session's feed after `after`, up to `upTo` included, oldest first. */
@@ -58,6 +43,7 @@ export class LoggedStream {
   #part: StreamPart | undefined;
   /** Told once the connection ended and its leases were given up (see `afterClose`). */
   #afterClose: (() => void) | undefined;
+  #ended: { streamEnded(): void } | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   #closed: Promise<void> | undefined;
   /** A session stream's positions, moved in queue order (so each event's id names where it stands). */
@@ -85,14 +71,24 @@ export class LoggedStream {
     this.#leaseMs = leaseMs;
     this.#logger = logger;
     this.#positions = positions === undefined ? undefined : { ...positions };
-    // The stream is its signal's listener itself (`handleEvent`): no closure per stream.
-    if (sse.signal.aborted) void this.closed();
-    else sse.signal.addEventListener('abort', this, { once: true });
+    // Told of the end by the SSE stream (`connectionEnded`): no listener, no closure per stream.
+    sse.owner = this;
+    if (!sse.isOpen) void this.closed();
   }
 
-  /** The connection ended: the clean-up runs. */
-  handleEvent(): void {
+  /** The connection ended: whoever waits on the stream is told, and the clean-up runs. */
+  connectionEnded(): void {
+    const ended = this.#ended;
+    this.#ended = undefined;
+    ended?.streamEnded();
     void this.closed();
+  }
+
+  /** Tells `waiter` (one: the request the stream answers) once the connection ends; false if it has. */
+  whenEnded(waiter: { streamEnded(): void }): boolean {
+    if (!this.isOpen) return false;
+    this.#ended = waiter;
+    return true;
   }
 
   /** A session stream's feed position: the last feed entry it processed (after the writes queued so far). */
@@ -294,7 +290,7 @@ export class LoggedStream {
   /** Resolves once the connection ended and its cleanups ran. */
   closed(): Promise<void> {
     this.#closed ??= (async () => {
-      if (!this.signal.aborted) {
+      if (this.isOpen) {
         await new Promise((resolve) => this.signal.addEventListener('abort', resolve, { once: true }));
       }
       await this.#queue;

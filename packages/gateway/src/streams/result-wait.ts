@@ -1,9 +1,8 @@
 import type { ServerResponse } from 'node:http';
-import { type OwnedTaskRead, recordFromFields, type StoredResult, type StoredTask } from '@taskgate/core';
-import { isTerminalStatus, ProtocolError, type RequestId, type TaskStatus, toJsonRpcError } from '@taskgate/protocol';
+import type { OwnedTaskRead, StoredTask, TaskChange, TaskEnd, TaskWaiter } from '@taskgate/core';
+import { isTerminalStatus, ProtocolError, type RequestId, toJsonRpcError } from '@taskgate/protocol';
 import { errorResponse, resultMessage } from '../messages/json-rpc.js';
 import { auditRetrieval, terminalOutcome } from '../tasks/task-outcome.js';
-import { carriedOutcome } from '../tasks/task-watcher.js';
 import type { SessionContext } from './stream-context.js';
 import { openTaskStream } from './task-stream.js';
 
@@ -13,13 +12,6 @@ export interface PendingResult {
   readonly rpcId: RequestId;
   readonly task: StoredTask;
 }
-
-/** The task's channel announced its end: the snapshot's fields, and the outcome the message carried if any. */
-type Ended = {
-  readonly kind: 'ended';
-  readonly fields: Record<string, string>;
-  readonly outcome: StoredResult | undefined;
-};
 
 /** How the wait in the process ended. */
 type Decision =
@@ -53,7 +45,8 @@ export async function answerResult(ctx: SessionContext, res: ServerResponse, pen
   });
   const answered = waitThenAnswer(ctx, res, pending, primed);
   services.streams.deciding(Promise.race([decided, answered]));
-  return await answered;
+  // Returned, not awaited: a stream that waits for its task keeps no suspended frame of this function.
+  return answered;
 }
 
 async function waitThenAnswer(
@@ -63,10 +56,16 @@ async function waitThenAnswer(
   primed: () => void,
 ): Promise<void> {
   const wait = new ResultWait(ctx, res, pending.taskId);
+  // Once primed, the stream follows the same task and listens to the same outbox (synchronously, before this
+  // microtask runs): this wait's hold is given up then at no command's cost, and the waiting stream keeps none of it.
+  const handOver = (): void => {
+    primed();
+    queueMicrotask(() => void wait.release());
+  };
   try {
     const decision = await wait.decide(ctx.services.options.resultStreamAfterMs);
     if (decision.kind === 'gone') return;
-    if (decision.kind === 'stream') return await openTaskStream(ctx, res, { kind: 'result', ...pending }, primed);
+    if (decision.kind === 'stream') return await openTaskStream(ctx, res, { kind: 'result', ...pending }, handOver);
     auditRetrieval(ctx.logger, decision.read.task);
     writeJson(res, resultMessage(pending.rpcId, terminalOutcome(decision.read.task, decision.read.outcome)));
   } catch (error) {
@@ -74,7 +73,6 @@ async function waitThenAnswer(
     if (!res.headersSent) writeJson(res, errorResponse(pending.rpcId, toJsonRpcError(error)));
   } finally {
     primed();
-    // Kept until the stream (if any) ended: its own subscriptions of the same channels then cost no command.
     await wait.release();
   }
 }
@@ -84,13 +82,17 @@ function writeJson(res: ServerResponse, message: Record<string, unknown>): void 
   res.end(JSON.stringify(message));
 }
 
-/** One tasks/result's wait in the process: its two channel listeners and what ends it. */
-class ResultWait {
+/**
+ * One tasks/result's wait in the process: a waiter of the task follower (the task's channel) and a listener of
+ * the task's outbox channel, and what ends it.
+ */
+class ResultWait implements TaskWaiter {
   readonly #ctx: SessionContext;
   readonly #res: ServerResponse;
   readonly #taskId: string;
-  readonly #unsubscribes: (() => Promise<void>)[] = [];
-  #settle: (decision: Decision | Ended) => void = () => {};
+  #following = false;
+  #unsubscribeOutbox: (() => Promise<void>) | undefined;
+  #settle: (decision: Decision | Extract<TaskEnd, { kind: 'terminal' }>) => void = () => {};
 
   constructor(ctx: SessionContext, res: ServerResponse, taskId: string) {
     this.#ctx = ctx;
@@ -98,21 +100,25 @@ class ResultWait {
     this.#taskId = taskId;
   }
 
-  /** A message on the task's channel: its end, or a request for input (carried by a stream). */
-  readonly #onTaskChange = (message: string): void => {
-    const fields = fieldsOf(message);
-    const status = fields?.status as TaskStatus | undefined;
-    if (status === 'input_required') this.#settle({ kind: 'stream' });
-    else if (fields !== undefined && status !== undefined && isTerminalStatus(status)) {
-      this.#settle({ kind: 'ended', fields, outcome: carriedOutcome(fields.outcome) });
-    }
-  };
+  /**
+   * The task ended (the follower no longer holds this waiter). A task gone meanwhile (expired) is the stream's
+   * to report, as it always was.
+   */
+  taskEnded(end: TaskEnd): void {
+    this.#following = false;
+    this.#settle(end.kind === 'terminal' ? end : { kind: 'stream' });
+  }
+
+  /** A request for input is carried by a stream; a change that may have gone unseen is the stream's to find. */
+  taskChanged(change: TaskChange | undefined): void {
+    if (change === undefined || change.task.status === 'input_required') this.#settle({ kind: 'stream' });
+  }
 
   readonly #onOutbox = (): void => this.#settle({ kind: 'stream' });
 
   async decide(waitMs: number): Promise<Decision> {
     const { services, owner } = this.#ctx;
-    const ended = new Promise<Decision | Ended>((resolve) => {
+    const ended = new Promise<Decision | Extract<TaskEnd, { kind: 'terminal' }>>((resolve) => {
       this.#settle = resolve;
     });
     const stream = (): void => this.#settle({ kind: 'stream' });
@@ -123,22 +129,22 @@ class ResultWait {
     closing.addEventListener('abort', stream, { once: true });
     try {
       if (this.#res.destroyed) return { kind: 'gone' };
-      // Both channels in one SUBSCRIBE; then one read (record, outcome and outbox), so nothing in between is missed.
-      const subscribed = await Promise.all([
-        services.bus.onTaskChange(this.#taskId, this.#onTaskChange),
-        services.bus.onOutboxArrival(this.#taskId, this.#onOutbox),
-      ]).catch(() => undefined);
-      if (subscribed === undefined) return { kind: 'stream' };
-      this.#unsubscribes.push(...subscribed);
+      // The task's channel (through the follower) and the outbox's go out in one SUBSCRIBE; once the outbox's
+      // is live, so is the task's (the same command, or an earlier one). Then one read (record, outcome and
+      // outbox), so nothing in between is missed.
+      this.#following = true;
+      services.follower.follow(this.#taskId, this);
+      this.#unsubscribeOutbox = await services.bus.onOutboxArrival(this.#taskId, this.#onOutbox).catch(() => undefined);
+      if (this.#unsubscribeOutbox === undefined) return { kind: 'stream' };
       const read = await services.tasks.outcome(owner, this.#taskId, true);
       if (isTerminalStatus(read.task.status)) return { kind: 'answer', read };
       if (read.outbox === true || read.task.status === 'input_required') return { kind: 'stream' };
       const decision = await ended;
-      if (decision.kind !== 'ended') return decision;
+      if (decision.kind !== 'terminal') return decision;
       // A finish's message carries its outcome (up to a size): the answer needs no read. The task was the
       // caller's at the read above, and a task's owner never changes.
       if (decision.outcome !== undefined) {
-        const task = { ...read.task, ...recordFromFields(this.#taskId, decision.fields), ownerId: read.task.ownerId };
+        const task = { ...read.task, ...decision.task, ownerId: read.task.ownerId };
         return { kind: 'answer', read: { task, outcome: decision.outcome } };
       }
       return { kind: 'answer', read: await services.tasks.outcome(owner, this.#taskId, true) };
@@ -152,16 +158,10 @@ class ResultWait {
   }
 
   async release(): Promise<void> {
-    await Promise.all(this.#unsubscribes.map((unsubscribe) => unsubscribe().catch(() => {})));
-  }
-}
-
-/** The fields of a task channel message (a snapshot, and a finish's carried `outcome`), if it is one. */
-function fieldsOf(message: string): (Record<string, string> & { outcome?: unknown }) | undefined {
-  try {
-    const fields = JSON.parse(message) as Record<string, string> & { outcome?: unknown };
-    return typeof fields.status === 'string' ? fields : undefined;
-  } catch {
-    return undefined;
+    if (this.#following) this.#ctx.services.follower.unfollow(this.#taskId, this);
+    this.#following = false;
+    const unsubscribe = this.#unsubscribeOutbox;
+    this.#unsubscribeOutbox = undefined;
+    await unsubscribe?.().catch(() => {});
   }
 }

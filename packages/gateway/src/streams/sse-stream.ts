@@ -15,6 +15,8 @@ export interface SseStreamOptions {
 export interface SseStreamOwner {
   /** Runs at every heartbeat, after the keep-alive comment (e.g. to refresh leases); must not reject. */
   heartbeat(): Promise<unknown>;
+  /** Told once, when the connection ended (whoever ended it), before the registry is. */
+  connectionEnded(): void;
   /** Resolves once the clean-up after the connection's end ran (giving leases up). */
   closed(): Promise<unknown>;
 }
@@ -36,10 +38,13 @@ const STREAM_ENDED = new Error('The SSE stream ended');
  * It has no timer of its own: the process's `StreamRegistry` calls `heartbeat()` of every open stream.
  */
 export class SseStream {
-  /** Aborted when the connection ends: the client went away, or `end()` was called. */
-  readonly signal: AbortSignal;
   readonly #res: ServerResponse;
-  readonly #abort = new AbortController();
+  #open = true;
+  /**
+   * Made when something asks for `signal`: a waiting task stream never does (an AbortController costs a
+   * hidden class of its own per signal, about a kilobyte), its owner is told of the end directly.
+   */
+  #abort: AbortController | undefined;
   #endedByServer = false;
   /** Runs the heartbeat work and the clean-up (set once, right after construction). */
   owner: SseStreamOwner | undefined;
@@ -48,7 +53,6 @@ export class SseStream {
 
   constructor(res: ServerResponse, options: SseStreamOptions = {}) {
     this.#res = res;
-    this.signal = this.#abort.signal;
     res.writeHead(200, {
       'Content-Type': 'text/event-stream',
       'Cache-Control': 'no-cache, no-transform',
@@ -75,7 +79,16 @@ export class SseStream {
 
   /** True until the connection ended. */
   get isOpen(): boolean {
-    return !this.signal.aborted;
+    return this.#open;
+  }
+
+  /** Aborted when the connection ends: the client went away, or `end()` was called. */
+  get signal(): AbortSignal {
+    if (this.#abort === undefined) {
+      this.#abort = new AbortController();
+      if (!this.#open) this.#abort.abort(STREAM_ENDED);
+    }
+    return this.#abort.signal;
   }
 
   /**
@@ -150,9 +163,11 @@ export class SseStream {
   }
 
   #closed(): void {
-    if (this.signal.aborted) return;
+    if (!this.#open) return;
+    this.#open = false;
     // A reason of our own: the default one is a DOMException, which captures a stack trace.
-    this.#abort.abort(STREAM_ENDED);
+    this.#abort?.abort(STREAM_ENDED);
+    this.owner?.connectionEnded();
     const onEnd = this.#onEnd;
     this.#onEnd = undefined;
     onEnd?.(this);

@@ -8,11 +8,11 @@ import type {
   SessionRecord,
   SessionStore,
   TaskDelivery,
+  TaskFollower,
   TaskOutbox,
 } from '@taskgate/core';
 import type { ResolvedGatewayOptions } from '../options.js';
 import type { AbandonServices } from '../tasks/cancel-call.js';
-import type { TaskWatcher } from '../tasks/task-watcher.js';
 import type { HeldStreams } from './held-streams.js';
 import type { StreamRegistry } from './stream-registry.js';
 
@@ -26,7 +26,8 @@ export interface StreamServices extends AbandonServices {
   readonly subscriptions: ResourceSubscriptions;
   readonly bus: EventBus;
   readonly outbox: TaskOutbox;
-  readonly watcher: TaskWatcher;
+  /** Wakes the requests that wait on a task (one subscription of its channel per process). */
+  readonly follower: TaskFollower;
   /** SSE event logs and their connection leases (resumable streams). */
   readonly events: EventLog;
   /** Which stream carries each task's outbox, and how far it went out. */

@@ -5,15 +5,18 @@ import {
   Keys,
   type Logger,
   type SessionRecord,
-  type StoredResult,
   type StoredTask,
+  type TaskEnd,
+  type TaskFollower,
+  type StoredResult,
+  type TaskWaiter,
   taskExpired,
+  type WaitOutcome,
 } from '@taskgate/core';
 import { type RequestId, toJsonRpcError } from '@taskgate/protocol';
 import { errorResponse, resultMessage } from '../messages/json-rpc.js';
 import { cancelUnlessResumed } from '../tasks/cancel-call.js';
 import { auditRetrieval, directCallOutcome, terminalOutcome } from '../tasks/task-outcome.js';
-import type { WatchOutcome } from '../tasks/task-watcher.js';
 import { carryOutbox } from './carry-outbox.js';
 import { HELD_LEASE_MS, openTaskConnection } from './connect-stream.js';
 import { type LoggedStream, newStreamIds } from './logged-stream.js';
@@ -81,7 +84,7 @@ export async function runTaskStream(
   try {
     const record = target.task ?? (await services.tasks.read(target.taskId));
     // The task's channel and its outbox's are subscribed together; the outcome is acted on once the outbox is carried.
-    const watching = services.watcher.untilTerminal(target.taskId, { signal: stream.signal });
+    const watching = new StreamWait(services.follower, target.taskId, stream).done;
     const carrier = record === undefined ? undefined : await carryOutbox(ctx, stream, record, target.kind);
     const waited = await watching;
     if (waited.kind === 'aborted') {
@@ -125,7 +128,7 @@ export async function runTaskStream(
  */
 function carried(
   target: TaskStreamTarget,
-  waited: Extract<WatchOutcome, { kind: 'terminal' }>,
+  waited: Extract<WaitOutcome, { kind: 'terminal' }>,
 ): Promise<{ task: StoredTask; outcome?: StoredResult }> | undefined {
   if (waited.outcome === undefined || target.task === undefined) return undefined;
   return Promise.resolve({ task: { ...waited.task, ownerId: target.task.ownerId }, outcome: waited.outcome });
@@ -144,7 +147,7 @@ async function finishResult(
   ctx: SessionContext,
   stream: LoggedStream,
   target: TaskStreamTarget,
-  waited: Exclude<WatchOutcome, { kind: 'aborted' }>,
+  waited: Exclude<WaitOutcome, { kind: 'aborted' }>,
   read?: ReturnType<SessionContext['services']['tasks']['outcome']>,
 ): Promise<void> {
   let message: Record<string, unknown>;
@@ -165,7 +168,7 @@ async function finishDirect(
   ctx: SessionContext,
   stream: LoggedStream,
   target: TaskStreamTarget,
-  waited: Exclude<WatchOutcome, { kind: 'aborted' }>,
+  waited: Exclude<WaitOutcome, { kind: 'aborted' }>,
 ): Promise<void> {
   const { services } = ctx;
   const { sessionId } = ctx.session;
@@ -185,4 +188,45 @@ async function finishDirect(
     });
   }
   await services.calls.close(sessionId, target.rpcId).catch(() => undefined);
+}
+
+const ABORTED: WaitOutcome = { kind: 'aborted' };
+
+/**
+ * A task stream's wait for its task's end: the follower's waiter and the stream's end watcher at once, so a
+ * waiting stream holds this one entry and its promise (no signal listener, no closure).
+ */
+class StreamWait implements TaskWaiter {
+  readonly done: Promise<WaitOutcome>;
+  readonly #follower: TaskFollower;
+  readonly #taskId: string;
+  #resolve: (outcome: WaitOutcome) => void = () => {};
+  #over = false;
+
+  constructor(follower: TaskFollower, taskId: string, stream: LoggedStream) {
+    this.#follower = follower;
+    this.#taskId = taskId;
+    this.done = new Promise((resolve) => {
+      this.#resolve = resolve;
+    });
+    if (stream.whenEnded(this)) follower.follow(taskId, this);
+    else this.#settle(ABORTED);
+  }
+
+  taskEnded(end: TaskEnd): void {
+    this.#settle(end);
+  }
+
+  /** The connection ended: the wait is over (`aborted`), and the task no longer followed for it. */
+  streamEnded(): void {
+    if (this.#over) return;
+    this.#follower.unfollow(this.#taskId, this);
+    this.#settle(ABORTED);
+  }
+
+  #settle(outcome: WaitOutcome): void {
+    if (this.#over) return;
+    this.#over = true;
+    this.#resolve(outcome);
+  }
 }

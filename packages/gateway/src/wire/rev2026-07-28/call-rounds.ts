@@ -3,6 +3,7 @@ import { isTerminalStatus, LoggingLevelSchema, type ProgressToken, ProtocolError
 import { answerInputs, type InputRequestsView, pendingInputs } from '../../methods/pending-inputs.js';
 import { toolsCall } from '../../methods/tools-call.js';
 import { removeWaitingJob } from '../../tasks/cancel-call.js';
+import { RoundWake } from '../../tasks/round-wake.js';
 import { type CallRound, encode } from './codec.js';
 import { requestStates, type StatelessContext } from './context.js';
 import { CallNotices } from './notices.js';
@@ -102,46 +103,45 @@ function noticesOf(ctx: StatelessContext, record: StoredTask): CallNotices {
 
 type Settled = { readonly task: StoredTask } | { readonly task: StoredTask; readonly inputs: InputRequestsView };
 
-/** Until the record is terminal, or waits for input it has asked for; woken by its channel, re-read on a timer. */
+/**
+ * A tool may ask several things at once: a round goes out once no new request came for this long (ms). A
+ * quiet period after an arrival, not a poll: nothing is read again unless a request arrived.
+ */
+const QUIET_MS = 30;
+
+/**
+ * Until the record is terminal, or waits for input it has asked for. Woken by the task follower (its status
+ * changes and end, and "read again" after the subscriber reconnected) and by its outbox's arrivals (input
+ * requests, progress, logs): no timer re-reads it.
+ */
 async function settle(
   ctx: StatelessContext,
   taskId: string,
   signal: AbortSignal,
   notices: CallNotices,
 ): Promise<Settled | 'aborted'> {
-  let wake: () => void = () => {};
-  const unsubscribes = await Promise.all([
-    ctx.services.bus.onTaskChange(taskId, () => wake()),
-    ...(notices.wanted ? [ctx.services.bus.onOutboxArrival(taskId, () => wake())] : []),
-  ]);
-  let asked = 0;
+  const wake = new RoundWake(ctx.services.follower, taskId, signal);
   try {
+    await wake.start(ctx.services.bus);
+    let asked = 0;
     for (;;) {
       if (signal.aborted) return 'aborted';
       await notices.drain(taskId);
       const task = await ctx.services.tasks.read(taskId);
       if (task === undefined) throw ProtocolError.internal('The call expired before it finished');
       if (isTerminalStatus(task.status)) return { task };
+      let quietMs: number | undefined;
       if (task.status === 'input_required') {
-        // A tool may ask several things at once: the round goes out once no new request came for a moment.
         const inputs = await pendingInputs(ctx.services, taskId);
         const count = Object.keys(inputs).length;
         if (count > 0 && count === asked) return { task, inputs };
+        if (count > 0) quietMs = QUIET_MS;
         asked = count;
       }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, task.status === 'input_required' ? (asked > 0 ? 30 : 100) : 1000);
-        function done(): void {
-          clearTimeout(timer);
-          signal.removeEventListener('abort', done);
-          resolve();
-        }
-        wake = done;
-        signal.addEventListener('abort', done, { once: true });
-      });
+      await wake.next(quietMs);
     }
   } finally {
-    await Promise.all(unsubscribes.map((unsubscribe) => unsubscribe().catch(() => {})));
+    await wake.stop();
   }
 }
 
@@ -150,27 +150,22 @@ const TAKE_INPUT_WAIT_MS = 10_000;
 
 /**
  * The task once its tool took the answers of this round: no longer `input_required`, or `input_required` again
- * with a new request (the answered ones are no longer pending). Woken by the task's channel, re-read on a timer.
+ * with a new request (the answered ones are no longer pending). Woken by the task follower and the outbox's
+ * arrivals; the deadline is one timer.
  */
 async function afterRound(ctx: StatelessContext, record: StoredTask, signal: AbortSignal): Promise<StoredTask> {
   const { taskId } = record;
-  let wake: () => void = () => {};
-  const unsubscribe = await ctx.services.bus.onTaskChange(taskId, () => wake());
+  const wake = new RoundWake(ctx.services.follower, taskId, signal);
   const deadline = Date.now() + TAKE_INPUT_WAIT_MS;
   try {
+    await wake.start(ctx.services.bus);
     for (;;) {
       const task = (await ctx.services.tasks.read(taskId)) ?? record;
       if (task.status !== 'input_required' || signal.aborted || Date.now() >= deadline) return task;
       if (Object.keys(await pendingInputs(ctx.services, taskId)).length > 0) return task;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, 50);
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
+      await wake.next(deadline - Date.now());
     }
   } finally {
-    await unsubscribe().catch(() => {});
+    await wake.stop();
   }
 }
