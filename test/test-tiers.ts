@@ -12,6 +12,7 @@ export const FAST_TESTS: readonly string[] = [
   'packages/bridge/test/servers-config.test.ts',
   'packages/bridge/test/upstream-catalog.test.ts',
   'packages/cli/test/config.test.ts',
+  'packages/cli/test/defaults.test.ts',
   'packages/cli/test/redis-settings.test.ts',
   'packages/cli/test/tasks-output.test.ts',
   'packages/cli/test/telemetry.test.ts',

@@ -51,6 +51,7 @@ export {
   taskLimitExceeded,
   taskNotFound,
 } from './errors.js';
+export { DEFAULT_DRAIN_TIMEOUT_MS } from './limits/drain.js';
 export { RateLimiter, type RateLimiterOptions, type RateLimitVerdict } from './limits/rate-limiter.js';
 export { DEFAULT_TASK_LIMITS, grantTtl, resolveTaskLimits, type TaskLimits } from './limits/task-limits.js';
 export { QUEUE_STATES, type QueueSource, watchQueues } from './metrics/queue-metrics.js';
@@ -94,7 +95,7 @@ export {
   waitPolicyOf,
 } from './redis/connection.js';
 export { type ChannelListener, EventBus, type Unsubscribe } from './redis/event-bus.js';
-export { type CatalogKind, Keys } from './redis/keys.js';
+export { type CatalogKind, DEFAULT_KEY_PREFIX, Keys } from './redis/keys.js';
 export { closeRedis } from './redis/redis-close.js';
 export {
   checkRedisRequirements,

@@ -6,6 +6,7 @@ export { createGateway, type Gateway, type GatewayAddress } from './gateway.js';
 export { operationOf, type RateLimitedData, rateLimited } from './ops/rate-limits.js';
 export {
   type AuthOptions,
+  GATEWAY_DEFAULTS,
   type GatewayOptions,
   type JwtAuthOptions,
   LOOPBACK_HOSTS,

@@ -40,3 +40,4 @@ export type {
 export type { AnyResourceDefinition } from './read-server.js';
 export { handleShutdownSignals, type ShutdownOptions } from './shutdown.js';
 export type { InputOptions, ToolClient, ToolContext } from './tool-context.js';
+export { WORKER_DEFAULTS } from './worker-defaults.js';

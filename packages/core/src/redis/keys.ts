@@ -30,8 +30,11 @@ const SLOT_TAG = /^[A-Za-z0-9_-]{4}/;
  *
  * Owners never appear in keys verbatim: a session id is a bearer secret, so owner-scoped keys use a digest.
  */
+/** The prefix of every key and channel unless a deployment names its own. */
+export const DEFAULT_KEY_PREFIX = 'tg';
+
 export class Keys {
-  constructor(readonly prefix = 'tg') {
+  constructor(readonly prefix = DEFAULT_KEY_PREFIX) {
     if (!/^[A-Za-z0-9_.-]{1,64}$/.test(prefix)) {
       throw new Error(`Invalid key prefix '${prefix}': use 1-64 characters of A-Z a-z 0-9 _ . -`);
     }
