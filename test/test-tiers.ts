@@ -38,6 +38,7 @@ export const FAST_TESTS: readonly string[] = [
   'packages/worker/test/offerings.test.ts',
   'packages/worker/test/outcome.test.ts',
   'packages/worker/test/read-input.test.ts',
+  'test/architecture/core-surface.test.ts',
   'test/architecture/error-codes.test.ts',
   'test/architecture/imports.test.ts',
   'test/architecture/redis-ownership.test.ts',
