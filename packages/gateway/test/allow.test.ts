@@ -6,8 +6,8 @@ import { definePrompt, defineResource, defineResourceTemplate, defineTool } from
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { rejection } from './support/rejection.js';
+import { stateless } from './support/rev2026-07-28.js';
 import { type Stack, useStacks } from './support/stack.js';
-import { stateless } from './support/stateless.js';
 
 // `allow` on catalog entries: who lists and uses a tool, resource, template or prompt, on both revisions.
 

@@ -1,7 +1,7 @@
 import { rawCall, rawInitialize, scrape, useRedis } from '@taskgate/test-harness';
 import { describe, expect, it } from 'vitest';
+import { stateless, TASKS } from './support/rev2026-07-28.js';
 import { useStacks } from './support/stack.js';
-import { stateless, TASKS } from './support/stateless.js';
 
 const TOKENS = { 'alice-token-0123456789': 'alice', 'bob-token-0123456789': 'bob' };
 const ALICE = { Authorization: 'Bearer alice-token-0123456789' };

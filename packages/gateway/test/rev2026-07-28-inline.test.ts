@@ -3,8 +3,8 @@ import { rawCall, rawInitialize, useRedis, waitFor } from '@taskgate/test-harnes
 import { defineTool } from '@taskgate/worker';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { stateless, TASKS, untilStatus } from './support/rev2026-07-28.js';
 import { type Stack, useStacks } from './support/stack.js';
-import { stateless, TASKS, untilStatus } from './support/stateless.js';
 
 const withTasks = { capabilities: { extensions: { [TASKS]: {} }, elicitation: {} } };
 const RELATED = 'io.modelcontextprotocol/related-task';

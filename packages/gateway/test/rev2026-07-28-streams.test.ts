@@ -3,8 +3,8 @@ import { TEST_TOOLS } from '@taskgate/test-harness/tools';
 import { defineTool } from '@taskgate/worker';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { stateless, TASKS, untilStatus } from './support/rev2026-07-28.js';
 import { useStacks } from './support/stack.js';
-import { stateless, TASKS, untilStatus } from './support/stateless.js';
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',

@@ -2,8 +2,8 @@ import { connectClient, useRedis } from '@taskgate/test-harness';
 import { ClientCapabilityError, definePrompt } from '@taskgate/worker';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { stateless } from './support/rev2026-07-28.js';
 import { useStacks } from './support/stack.js';
-import { stateless } from './support/stateless.js';
 
 const text = { type: 'object' as const, properties: { value: { type: 'string' as const } } };
 
