@@ -48,10 +48,17 @@ interface CoreUse {
   readonly problems: string[];
 }
 
-const isCore = (specifier: string): boolean => specifier === '@taskgate/core';
-/** An import past core's index: `@taskgate/core/...`, or a path into core's folder. */
+/**
+ * The entry points core's package.json declares: its index and `./defaults` (the defaults alone, which the CLI
+ * reads at start-up without loading Redis clients).
+ */
+const entryPoints = Object.keys(
+  (JSON.parse(read('packages/core/package.json')) as { exports: Record<string, unknown> }).exports,
+).map((entry) => `@taskgate/core${entry.slice(1)}`);
+const isCore = (specifier: string): boolean => entryPoints.includes(specifier);
+/** An import past core's entry points: another `@taskgate/core/...`, or a path into core's folder. */
 const isDeep = (specifier: string): boolean =>
-  specifier.startsWith('@taskgate/core/') || /(^|\/)core\/(src|dist)(\/|$)/.test(specifier);
+  (specifier.startsWith('@taskgate/core/') && !isCore(specifier)) || /(^|\/)core\/(src|dist)(\/|$)/.test(specifier);
 
 function coreUseOf(file: string, text: string): CoreUse {
   const names: string[] = [];
@@ -91,6 +98,10 @@ const uses = filesOutsideCore().map((file) => coreUseOf(file, read(file)));
 const used = new Set(uses.flatMap((use) => use.names));
 
 describe("core's index is its public surface", () => {
+  it('has its index and its defaults as entry points', () => {
+    expect(entryPoints).toEqual(['@taskgate/core', '@taskgate/core/defaults']);
+  });
+
   it('names every export (no export *)', () => {
     expect(exported.stars).toEqual([]);
     expect(exported.names.length).toBeGreaterThan(20);
@@ -109,6 +120,7 @@ describe("core's index is its public surface", () => {
     const file = 'packages/gateway/src/example.ts';
     const problems = (text: string): number => coreUseOf(file, text).problems.length;
     expect(problems("import { Keys } from '@taskgate/core/src/redis/keys.js';")).toBe(1);
+    expect(problems("import { DEFAULT_KEY_PREFIX } from '@taskgate/core/defaults';")).toBe(0);
     expect(problems("import type { Keys } from '../../core/src/redis/keys.js';")).toBe(1);
     expect(problems("import * as core from '@taskgate/core';")).toBe(1);
     expect(problems("const core = await import('@taskgate/core');")).toBe(1);

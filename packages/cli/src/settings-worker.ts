@@ -1,4 +1,4 @@
-import { WORKER_DEFAULTS as W } from '@taskgate/worker';
+import { WORKER_DEFAULTS as W } from '@taskgate/worker/defaults';
 import { z } from 'zod';
 import { int, list, type Setting } from './setting-schemas.js';
 

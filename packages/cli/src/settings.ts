@@ -1,5 +1,7 @@
-import { DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_KEY_PREFIX, DEFAULT_TASK_LIMITS } from '@taskgate/core';
-import { GATEWAY_DEFAULTS as G, type RateLimit } from '@taskgate/gateway';
+// Only the packages' defaults modules: every command reads the settings, and none should load a gateway for it.
+import { DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_KEY_PREFIX, DEFAULT_TASK_LIMITS } from '@taskgate/core/defaults';
+import type { RateLimit } from '@taskgate/gateway';
+import { GATEWAY_DEFAULTS as G } from '@taskgate/gateway/defaults';
 import { z } from 'zod';
 import { int, list, rateLimit, type Setting } from './setting-schemas.js';
 import { ADMIN_SETTINGS } from './settings-admin.js';

@@ -34,10 +34,10 @@ export {
 export { type CatalogEntry, ToolCatalog } from './catalog/tool-catalog.js';
 export { UriTemplate, type UriVariables } from './catalog/uri-template.js';
 export { WorkerRegistry } from './catalog/worker-registry.js';
+export { DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_KEY_PREFIX, DEFAULT_TASK_LIMITS } from './defaults.js';
 export { TaskgateError, taskExpired, taskNotFound } from './errors.js';
-export { DEFAULT_DRAIN_TIMEOUT_MS } from './limits/drain.js';
 export { RateLimiter, type RateLimitVerdict } from './limits/rate-limiter.js';
-export { DEFAULT_TASK_LIMITS, resolveTaskLimits, type TaskLimits } from './limits/task-limits.js';
+export { resolveTaskLimits, type TaskLimits } from './limits/task-limits.js';
 export { watchQueues } from './metrics/queue-metrics.js';
 export { watchRedis } from './metrics/redis-metrics.js';
 export { taskMetrics } from './metrics/task-metrics.js';
@@ -64,7 +64,7 @@ export {
   type RedisConnectionOptions,
 } from './redis/connection.js';
 export { EventBus } from './redis/event-bus.js';
-export { type CatalogKind, DEFAULT_KEY_PREFIX, Keys } from './redis/keys.js';
+export { type CatalogKind, Keys } from './redis/keys.js';
 export { closeRedis } from './redis/redis-close.js';
 export { checkRedisRequirements, RedisRequirementError, requirementsMetrics } from './redis/redis-requirements.js';
 export { isRedisUnavailable } from './redis/redis-unavailable.js';

@@ -30,6 +30,7 @@ import {
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
+import { WORKER_DEFAULTS } from './defaults.js';
 import type { AnyPromptDefinition } from './define-prompt.js';
 import { type AnyToolDefinition, toCatalogEntry } from './define-tool.js';
 import { LiveTools } from './live-tools.js';
@@ -40,7 +41,6 @@ import { type AnyResourceDefinition, createReadServer } from './read-server.js';
 import { RecordedFailure, type RunnerDeps, type RunningJob, runJob } from './run-job.js';
 import { DEFAULT_SHARD_RETIRE_AFTER_MS, queuesToConsume } from './shard-history.js';
 import { TaskWatch } from './task-watch.js';
-import { WORKER_DEFAULTS } from './worker-defaults.js';
 import { WorkerMetrics } from './worker-metrics.js';
 
 /**

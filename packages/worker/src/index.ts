@@ -1,5 +1,6 @@
 export { InputWaitError, type LogFn, type Logger, noopLogger } from '@taskgate/core';
 export { type CreateWorkerOptions, createWorker, type TaskgateWorker } from './create-worker.js';
+export { WORKER_DEFAULTS } from './defaults.js';
 export {
   type AnyPromptDefinition,
   definePrompt,
@@ -40,4 +41,3 @@ export type {
 export type { AnyResourceDefinition } from './read-server.js';
 export { handleShutdownSignals, type ShutdownOptions } from './shutdown.js';
 export type { InputOptions, ToolClient, ToolContext } from './tool-context.js';
-export { WORKER_DEFAULTS } from './worker-defaults.js';

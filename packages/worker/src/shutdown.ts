@@ -1,5 +1,5 @@
 import { errorMessage, type Logger, noopLogger } from '@taskgate/core';
-import { WORKER_DEFAULTS } from './worker-defaults.js';
+import { WORKER_DEFAULTS } from './defaults.js';
 
 export interface ShutdownOptions {
   /** How long running jobs may take to finish before they are aborted and released (ms, default 25 000). */

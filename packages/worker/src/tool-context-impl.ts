@@ -37,9 +37,9 @@ import {
   runClientTask,
   usesClientTask,
 } from './client-tasks.js';
+import { WORKER_DEFAULTS } from './defaults.js';
 import { ClientCapabilityError } from './errors.js';
 import type { InputOptions, ToolClient, ToolContext } from './tool-context.js';
-import { WORKER_DEFAULTS } from './worker-defaults.js';
 import { describeZodIssues } from './zod-issues.js';
 
 /** How long an input request outlives the wait for it, so a late answer still finds it (and is ignored). */

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { DEFAULT_KEY_PREFIX } from '@taskgate/core';
+import { DEFAULT_KEY_PREFIX } from '@taskgate/core/defaults';
 import { TaskStatusSchema } from '@taskgate/protocol';
 import { AdminClientError, httpBackend, redisBackend, type TasksBackend } from '../admin-client.js';
 import { flagProblem } from '../closest-flag.js';

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { DEFAULT_KEY_PREFIX } from '../defaults.js';
 
 /** What workers publish in the catalog: tools, and the offerings the gateway serves by asking a worker. */
 export type CatalogKind = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
@@ -30,9 +31,6 @@ const SLOT_TAG = /^[A-Za-z0-9_-]{4}/;
  *
  * Owners never appear in keys verbatim: a session id is a bearer secret, so owner-scoped keys use a digest.
  */
-/** The prefix of every key and channel unless a deployment names its own. */
-export const DEFAULT_KEY_PREFIX = 'tg';
-
 export class Keys {
   constructor(readonly prefix = DEFAULT_KEY_PREFIX) {
     if (!/^[A-Za-z0-9_.-]{1,64}$/.test(prefix)) {

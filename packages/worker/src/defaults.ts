@@ -1,4 +1,6 @@
-import { DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_KEY_PREFIX } from '@taskgate/core';
+// The defaults of `createWorker`, which `taskgate worker` shares. This file imports only core's defaults, so the
+// CLI reads it (`@taskgate/worker/defaults`) without loading the worker at start-up.
+import { DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_KEY_PREFIX } from '@taskgate/core/defaults';
 
 /**
  * The default of every worker option: `createWorker` and `taskgate worker` both start from these (the CLI's
