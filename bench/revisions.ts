@@ -1,5 +1,5 @@
 /**
- * The 2026-07-28 row: taskgate's stateless wire next to FastMCP 4 with the tasks extension (fastmcp-tasks) on
+ * The 2026-07-28 row: taskgate's 2026-07-28 wire next to FastMCP 4 with the tasks extension (fastmcp-tasks) on
  * Docket, with the same 0 ms `noop` task tool and the same client — raw 2026-07-28 POSTs: `tools/call` (a
  * CreateTaskResult), then `tasks/get` every `--poll-ms` until the task is terminal. Each system has a private
  * redis-server; taskgate runs one gateway and one worker process, FastMCP one server process (its embedded

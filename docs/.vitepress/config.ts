@@ -65,6 +65,8 @@ export default defineConfig({
           { text: 'Data in Redis', link: '/internals/data-in-redis' },
           { text: 'Worker and bridge', link: '/internals/worker-and-bridge' },
           { text: 'Operability', link: '/internals/operability' },
+          { text: 'The test harness', link: '/internals/test-harness' },
+          { text: 'Fault runs', link: '/internals/fault-runs' },
           { text: 'Decision: changes from the first design', link: '/decisions/0002-changes-from-the-first-design' },
         ],
       },

@@ -13,6 +13,7 @@ const packagesDir = join(root, 'packages');
  * the same order.
  */
 const GATEWAY_LAYERS = [
+  'defaults',
   'options',
   'messages',
   'auth',
@@ -34,7 +35,7 @@ const GATEWAY_LAYERS = [
  * `index` (the one export surface) are files at the top of `src`. docs/architecture.md shows the same order.
  */
 const CORE_LAYERS: readonly (readonly string[])[] = [
-  ['errors'],
+  ['errors', 'defaults'],
   ['telemetry'],
   ['redis'],
   ['limits'],

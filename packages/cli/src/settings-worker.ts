@@ -1,3 +1,4 @@
+import { WORKER_DEFAULTS as W } from '@taskgate/worker/defaults';
 import { z } from 'zod';
 import { int, list, type Setting } from './setting-schemas.js';
 
@@ -31,7 +32,7 @@ export const WORKER_SETTINGS = [
     flag: '--metrics-host',
     scope: 'worker',
     schema: z.string().min(1),
-    default: '127.0.0.1',
+    default: W.metricsHost,
     description: "Address of the worker's metrics endpoint (0.0.0.0 in containers).",
   },
   {
@@ -39,7 +40,7 @@ export const WORKER_SETTINGS = [
     flag: '--queue-shards',
     scope: 'worker',
     schema: int(1, 64),
-    default: '1',
+    default: String(W.queueShards),
     description:
       "BullMQ queues each tool queue spreads over when its tool does not say (`queueShards`), each in a slot of its own: more than 1 lets one hot tool use several Redis Cluster masters. Gateways pick a task's shard from its id; after a change, workers also consume the old shards until they drain.",
   },
@@ -48,7 +49,7 @@ export const WORKER_SETTINGS = [
     flag: '--worker-heartbeat-ms',
     scope: 'worker',
     schema: int(100),
-    default: '10000',
+    default: String(W.heartbeatMs),
     description: 'How often a worker re-announces its tools (keep it well below `TASKGATE_TOOL_STALE_AFTER_MS`).',
   },
   {
@@ -56,7 +57,7 @@ export const WORKER_SETTINGS = [
     flag: '--lock-duration-ms',
     scope: 'worker',
     schema: int(1000),
-    default: '10000',
+    default: String(W.lockDurationMs),
     description:
       'BullMQ job lock, renewed every half of it: a task whose worker was killed runs again (or fails) about this plus up to the stalled interval later (`bash scripts/bench --crash`: 9.7-12.6 s with the defaults, 49-56 s with 30000/30000, 6.1-6.7 s with 5000/2500). An event loop blocked longer than half of it, or a Redis outage that long, may lose the lock: the task then counts as crashed.',
   },
@@ -65,7 +66,7 @@ export const WORKER_SETTINGS = [
     flag: '--stalled-interval-ms',
     scope: 'worker',
     schema: int(1000),
-    default: '5000',
+    default: String(W.stalledIntervalMs),
     description: 'How often BullMQ looks for jobs of crashed workers (one check per queue across all workers).',
   },
   {
@@ -73,7 +74,7 @@ export const WORKER_SETTINGS = [
     flag: '--status-check-ms',
     scope: 'worker',
     schema: int(100),
-    default: '2000',
+    default: String(W.statusCheckMs),
     description:
       "Safety-net re-read of running tasks' status (a lost cancel message stops the tool at most this late).",
   },
@@ -82,7 +83,7 @@ export const WORKER_SETTINGS = [
     flag: '--input-timeout-ms',
     scope: 'worker',
     schema: int(1000),
-    default: '600000',
+    default: String(W.inputTimeoutMs),
     description: "How long a tool waits for the user's answer to an elicitation or sampling request.",
   },
   {
@@ -90,7 +91,7 @@ export const WORKER_SETTINGS = [
     flag: '--client-tasks',
     scope: 'worker',
     schema: z.enum(['auto', 'off']),
-    default: 'auto',
+    default: W.clientTasks,
     description:
       "`auto`: a tool's elicitation or sampling goes to a 2025-11-25 client that declared it as a client task (polled with tasks/get); `off`: only when the tool asks with asTask: true.",
   },
@@ -99,7 +100,7 @@ export const WORKER_SETTINGS = [
     flag: '--client-task-min-poll-ms',
     scope: 'worker',
     schema: int(100),
-    default: '1000',
+    default: String(W.clientTaskMinPollMs),
     description:
       "The shortest pause between two tasks/get of a client task (a client's shorter pollInterval is raised to it).",
   },
@@ -108,7 +109,7 @@ export const WORKER_SETTINGS = [
     flag: '--abort-grace-ms',
     scope: 'worker',
     schema: int(0),
-    default: '5000',
+    default: String(W.abortGraceMs),
     description: 'How long an aborted tool (cancelled, timed out, shutdown) may take to return.',
   },
 ] as const satisfies readonly Setting[];

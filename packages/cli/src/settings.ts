@@ -1,9 +1,16 @@
+// Only the packages' defaults modules: every command reads the settings, and none should load a gateway for it.
+import { DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_KEY_PREFIX, DEFAULT_TASK_LIMITS } from '@taskgate/core/defaults';
+import type { RateLimit } from '@taskgate/gateway';
+import { GATEWAY_DEFAULTS as G } from '@taskgate/gateway/defaults';
 import { z } from 'zod';
 import { int, list, rateLimit, type Setting } from './setting-schemas.js';
 import { ADMIN_SETTINGS } from './settings-admin.js';
 import { AUTH_SETTINGS } from './settings-auth.js';
 import { REDIS_SETTINGS } from './settings-redis.js';
 import { WORKER_SETTINGS } from './settings-worker.js';
+
+/** A rate limit as its setting spells it: `<points>/<seconds>`. */
+const rateLimitText = (limit: RateLimit): string => `${limit.points}/${limit.durationSec}`;
 
 /**
  * Every setting taskgate reads. Environment variables and `--flags` name the same settings; a flag wins
@@ -24,7 +31,7 @@ export const SETTINGS = [
     flag: '--key-prefix',
     scope: 'both',
     schema: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'use 1-64 characters of A-Z a-z 0-9 _ . -'),
-    default: 'tg',
+    default: DEFAULT_KEY_PREFIX,
     description: 'Prefix of every Redis key and channel; gateways and workers of one deployment share it.',
   },
   {
@@ -49,7 +56,7 @@ export const SETTINGS = [
     flag: '--drain-timeout-ms',
     scope: 'both',
     schema: int(0),
-    default: '25000',
+    default: String(DEFAULT_DRAIN_TIMEOUT_MS),
     description:
       "On SIGTERM, how long running work may finish: a worker's tools (then they are aborted and their jobs released), a gateway's plain tool calls.",
   },
@@ -93,7 +100,7 @@ export const SETTINGS = [
     flag: '--default-ttl-ms',
     scope: 'gateway',
     schema: int(1),
-    default: '3600000',
+    default: String(DEFAULT_TASK_LIMITS.defaultTtlMs),
     description: 'ttl granted to a task whose request names none.',
   },
   {
@@ -101,7 +108,7 @@ export const SETTINGS = [
     flag: '--max-ttl-ms',
     scope: 'gateway',
     schema: int(1),
-    default: '86400000',
+    default: String(DEFAULT_TASK_LIMITS.maxTtlMs),
     description: 'Largest ttl granted; longer requests are clamped to it. Tasks and results are deleted after it.',
   },
   {
@@ -109,7 +116,7 @@ export const SETTINGS = [
     flag: '--min-ttl-ms',
     scope: 'gateway',
     schema: int(1),
-    default: '1000',
+    default: String(DEFAULT_TASK_LIMITS.minTtlMs),
     description: 'Smallest ttl granted; shorter requests are raised to it.',
   },
   {
@@ -117,7 +124,7 @@ export const SETTINGS = [
     flag: '--poll-interval-ms',
     scope: 'gateway',
     schema: int(0),
-    default: '1000',
+    default: String(DEFAULT_TASK_LIMITS.pollIntervalMs),
     description: 'pollInterval suggested to clients on every task.',
   },
   {
@@ -125,7 +132,7 @@ export const SETTINGS = [
     flag: '--max-active-tasks',
     scope: 'gateway',
     schema: int(0),
-    default: '100',
+    default: String(DEFAULT_TASK_LIMITS.maxActivePerOwner),
     description: 'Tasks one owner may have working or waiting for input at once (0 = unlimited); more get -32010.',
   },
   {
@@ -133,7 +140,7 @@ export const SETTINGS = [
     flag: '--max-sessions-per-principal',
     scope: 'gateway',
     schema: int(0),
-    default: '1000',
+    default: String(G.maxSessionsPerPrincipal),
     description:
       'Sessions one principal may have at once, counted in Redis across all gateways (0 = unlimited); `initialize` beyond it gets -32011. Not counted with auth off.',
   },
@@ -142,7 +149,7 @@ export const SETTINGS = [
     flag: '--max-streams-per-principal',
     scope: 'gateway',
     schema: int(0),
-    default: '1000',
+    default: String(G.maxStreamsPerPrincipal),
     description:
       'SSE streams one principal (with auth off: one session) may have open on each gateway (0 = unlimited); more get -32012 (GET streams: HTTP 429).',
   },
@@ -151,7 +158,7 @@ export const SETTINGS = [
     flag: '--page-size',
     scope: 'gateway',
     schema: int(1, 1000),
-    default: '50',
+    default: String(DEFAULT_TASK_LIMITS.pageSize),
     description: 'Tasks per `tasks/list` page.',
   },
   {
@@ -159,7 +166,7 @@ export const SETTINGS = [
     flag: '--cursor-ttl-ms',
     scope: 'gateway',
     schema: int(1),
-    default: '3600000',
+    default: String(DEFAULT_TASK_LIMITS.cursorTtlMs),
     description: 'How long a `tasks/list` or `tools/list` cursor stays valid.',
   },
   {
@@ -167,7 +174,7 @@ export const SETTINGS = [
     flag: '--tools-page-size',
     scope: 'gateway',
     schema: int(1, 1000),
-    default: '100',
+    default: String(G.toolsPageSize),
     description: 'Entries per page of `tools/list`, `resources/list`, `resources/templates/list` and `prompts/list`.',
   },
   {
@@ -175,7 +182,7 @@ export const SETTINGS = [
     flag: '--read-timeout-ms',
     scope: 'gateway',
     schema: int(1),
-    default: '30000',
+    default: String(G.readTimeoutMs),
     description: 'How long `resources/read`, `prompts/get` and `completion/complete` wait for a worker before -32603.',
   },
   {
@@ -183,7 +190,7 @@ export const SETTINGS = [
     flag: '--rate-limit-create',
     scope: 'gateway',
     schema: rateLimit,
-    default: '120/60',
+    default: rateLimitText(G.rateLimits.create),
     description:
       '`tools/call` requests (they create tasks) per principal: `<points>/<seconds>` or `off`. Counted in Redis across all gateways.',
   },
@@ -192,7 +199,7 @@ export const SETTINGS = [
     flag: '--rate-limit-read',
     scope: 'gateway',
     schema: rateLimit,
-    default: '1200/60',
+    default: rateLimitText(G.rateLimits.read),
     description:
       '`tasks/get`, `tasks/list`, `tasks/result`, `resources/read`, `prompts/get`, `completion/complete` and `subscriptions/listen` requests per principal: `<points>/<seconds>` or `off`.',
   },
@@ -201,7 +208,7 @@ export const SETTINGS = [
     flag: '--rate-limit-cancel',
     scope: 'gateway',
     schema: rateLimit,
-    default: '120/60',
+    default: rateLimitText(G.rateLimits.cancel),
     description: '`tasks/cancel` and `tasks/update` requests per principal: `<points>/<seconds>` or `off`.',
   },
   {
@@ -209,7 +216,7 @@ export const SETTINGS = [
     flag: '--max-body-bytes',
     scope: 'gateway',
     schema: int(1024),
-    default: '1048576',
+    default: String(G.bodyLimitBytes),
     description: 'Largest request body accepted (larger ones get HTTP 413).',
   },
   {
@@ -217,7 +224,7 @@ export const SETTINGS = [
     flag: '--headers-timeout-ms',
     scope: 'gateway',
     schema: int(100),
-    default: '20000',
+    default: String(G.headersTimeoutMs),
     description:
       'How long a client may take to send request headers; a slower one (slowloris) gets 408 and is disconnected.',
   },
@@ -226,7 +233,7 @@ export const SETTINGS = [
     flag: '--allowed-hosts',
     scope: 'gateway',
     schema: list,
-    default: 'localhost,127.0.0.1,[::1]',
+    default: G.allowedHosts.join(','),
     description: 'Host header values accepted (DNS-rebinding protection), comma-separated; `any` turns the check off.',
   },
   {
@@ -242,7 +249,7 @@ export const SETTINGS = [
     flag: '--sse-heartbeat-ms',
     scope: 'gateway',
     schema: int(100),
-    default: '15000',
+    default: String(G.sseHeartbeatMs),
     description: 'Interval of SSE keep-alive comments and stream lease refreshes (leases last three heartbeats).',
   },
   {
@@ -250,7 +257,7 @@ export const SETTINGS = [
     flag: '--sse-retry-ms',
     scope: 'gateway',
     schema: int(0),
-    default: '1000',
+    default: String(G.sseRetryMs),
     description: 'The SSE `retry` field of priming events: how long clients wait before resuming a dropped stream.',
   },
   {
@@ -258,7 +265,7 @@ export const SETTINGS = [
     flag: '--event-log-max-events',
     scope: 'gateway',
     schema: int(10),
-    default: '1000',
+    default: String(G.eventLogMaxEvents),
     description: 'Approximate number of events each SSE stream keeps in Redis for `Last-Event-ID` resumption.',
   },
   {
@@ -266,7 +273,7 @@ export const SETTINGS = [
     flag: '--event-log-retention-ms',
     scope: 'gateway',
     schema: int(1000),
-    default: '600000',
+    default: String(G.eventLogRetentionMs),
     description: 'How long SSE events stay resumable; a stream log expires this long after its last event.',
   },
   {
@@ -274,7 +281,7 @@ export const SETTINGS = [
     flag: '--direct-call-cancel-grace-ms',
     scope: 'gateway',
     schema: int(0),
-    default: '5000',
+    default: String(G.directCallCancelGraceMs),
     description:
       'A plain call whose stream the client dropped is cancelled unless resumed (on any pod) within this time.',
   },
@@ -283,7 +290,7 @@ export const SETTINGS = [
     flag: '--session-idle-ttl-ms',
     scope: 'gateway',
     schema: int(1000),
-    default: '1800000',
+    default: String(G.sessionIdleTtlMs),
     description: 'A session ends after this long without a request or an open GET stream.',
   },
   {
@@ -291,7 +298,7 @@ export const SETTINGS = [
     flag: '--direct-call-ttl-ms',
     scope: 'gateway',
     schema: int(1),
-    default: '3600000',
+    default: String(G.directCallTtlMs),
     description: 'Lifetime of the hidden record of a plain (non-task) tool call.',
   },
   {
@@ -299,7 +306,7 @@ export const SETTINGS = [
     flag: '--inline-wait-ms',
     scope: 'gateway',
     schema: int(0),
-    default: '0',
+    default: String(G.inlineWaitMs),
     description:
       'A 2026-07-28 task of an `optional` tool that ends within this time is answered with its result (0: never); a tool may set its own.',
   },
@@ -308,7 +315,7 @@ export const SETTINGS = [
     flag: '--result-stream-after-ms',
     scope: 'gateway',
     schema: int(0),
-    default: '1000',
+    default: String(G.resultStreamAfterMs),
     description:
       'A 2025-11-25 `tasks/result` of a running task waits this long in the gateway before it opens a resumable stream; a task that ends sooner is answered as JSON (0: a stream at once). A session whose GET stream opened gets the stream at once.',
   },
@@ -317,7 +324,7 @@ export const SETTINGS = [
     flag: '--tool-stale-after-ms',
     scope: 'gateway',
     schema: int(1000),
-    default: '30000',
+    default: String(G.toolStaleAfterMs),
     description: 'A tool leaves `tools/list` when no worker announced it for this long.',
   },
   {
@@ -325,7 +332,7 @@ export const SETTINGS = [
     flag: '--tool-cache-ms',
     scope: 'gateway',
     schema: int(0),
-    default: '2000',
+    default: String(G.toolCacheMs),
     description: 'How long `tools/call` takes a tool from memory; a change workers announce clears it at once.',
   },
   {
@@ -333,7 +340,7 @@ export const SETTINGS = [
     flag: '--waiter-safety-ms',
     scope: 'gateway',
     schema: int(1000),
-    default: '300000',
+    default: String(G.waiterSafetyMs),
     description:
       'Every task a blocked request waits for is re-read once this often, an even share each second (a safety net under pub/sub).',
   },
@@ -342,7 +349,7 @@ export const SETTINGS = [
     flag: '--drain-retry-after-ms',
     scope: 'gateway',
     schema: int(0),
-    default: '1000',
+    default: String(G.drainRetryAfterMs),
     description:
       'Retry hint of a draining gateway: the SSE `retry` of the streams it ends and the `Retry-After` of its 503s.',
   },

@@ -1,15 +1,7 @@
 import { ErrorCode, ProtocolError } from '@taskgate/protocol';
 import { describe, expect, it } from 'vitest';
-import {
-  cannotCancelTerminal,
-  InputWaitError,
-  invalidCursor,
-  TaskgateError,
-  TaskRefusal,
-  taskExpired,
-  taskLimitExceeded,
-  taskNotFound,
-} from '../src/index.js';
+import { cannotCancelTerminal, invalidCursor, TaskRefusal, taskLimitExceeded } from '../src/errors.js';
+import { InputWaitError, TaskgateError, taskExpired, taskNotFound } from '../src/index.js';
 
 const tagged = (error: ProtocolError) => ({
   reason: error instanceof TaskRefusal ? error.reason : undefined,

@@ -1,7 +1,8 @@
 import { useRedis } from '@taskgate/test-harness';
 import { describe, expect, it } from 'vitest';
-import { isTaskIdShape, Keys, newTaskId } from '../src/index.js';
+import { Keys } from '../src/index.js';
 import { scriptRunner } from '../src/redis/scripts.js';
+import { isTaskIdShape, newTaskId } from '../src/tasks/ids.js';
 import { makeStore } from './support.js';
 
 const COUNT = 1_000_000;

@@ -2,7 +2,8 @@ import type { TaskStatus } from '@taskgate/protocol';
 import { useRedis } from '@taskgate/test-harness';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Keys, type StoredResult, type TaskStore, type TransitionResult } from '../src/index.js';
+import { Keys, type StoredResult, type TaskStore } from '../src/index.js';
+import type { TransitionResult } from '../src/tasks/task-store.js';
 import { makeStore } from './support.js';
 
 type FinishKind = 'completed' | 'failed' | 'error';

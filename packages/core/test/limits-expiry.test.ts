@@ -1,13 +1,7 @@
 import { useRedis } from '@taskgate/test-harness';
 import { describe, expect, it } from 'vitest';
-import {
-  DEFAULT_TASK_LIMITS,
-  grantTtl,
-  Keys,
-  resolveTaskLimits,
-  type StoredTask,
-  type TaskStore,
-} from '../src/index.js';
+import { DEFAULT_TASK_LIMITS, Keys, resolveTaskLimits, type StoredTask, type TaskStore } from '../src/index.js';
+import { grantTtl } from '../src/limits/task-limits.js';
 import { EXPIRED, makeStore, NOT_FOUND, rejection, waitFor } from './support.js';
 
 const limitError = (limit: number) => ({

@@ -1,6 +1,7 @@
 import { useRedis } from '@taskgate/test-harness';
 import { describe, expect, it } from 'vitest';
-import { Keys, newTaskId, type StoredResult } from '../src/index.js';
+import { Keys, type StoredResult } from '../src/index.js';
+import { newTaskId } from '../src/tasks/ids.js';
 import { makeStore, NOT_FOUND, rejection } from './support.js';
 
 const terminalMessage = (status: string) => ({

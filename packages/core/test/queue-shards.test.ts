@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  CLUSTER_SLOTS,
-  Keys,
-  MAX_QUEUE_SHARDS,
-  queueOfTask,
-  queuesOfTask,
-  shardOf,
-  shardQueues,
-  tagSlot,
-  validShardCount,
-} from '../src/index.js';
+import { Keys, MAX_QUEUE_SHARDS, queueOfTask, queuesOfTask, shardOf, shardQueues } from '../src/index.js';
+import { CLUSTER_SLOTS, tagSlot, validShardCount } from '../src/queues/queue-shards.js';
 import { keySlot } from './key-slot.js';
 
 describe('queue shards', () => {

@@ -6,9 +6,9 @@ import {
   closeRedis,
   createRedisConnection,
   RedisRequirementError,
-  redisProblems,
   requirementsMetrics,
 } from '../src/index.js';
+import { redisProblems } from '../src/redis/redis-requirements.js';
 
 function recordingLogger() {
   const lines: { level: string; message: string; fields: object }[] = [];

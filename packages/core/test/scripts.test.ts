@@ -2,7 +2,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { useRedis } from '@taskgate/test-harness';
 import { describe, expect, it } from 'vitest';
-import { loadScriptSource, SCRIPT_KEY_COUNTS, ScriptCode, type ScriptName } from '../src/index.js';
+import { loadScriptSource, SCRIPT_KEY_COUNTS, type ScriptName } from '../src/index.js';
+import { ScriptCode } from '../src/redis/script-codes.js';
 import { scriptRunner } from '../src/redis/scripts.js';
 
 const commandsDir = fileURLToPath(new URL('../commands/', import.meta.url));

@@ -1,7 +1,8 @@
 import { ErrorCode } from '@taskgate/protocol';
 import { useRedis } from '@taskgate/test-harness';
 import { describe, expect, it } from 'vitest';
-import { Keys, SessionStore, TaskRefusal } from '../src/index.js';
+import { TaskRefusal } from '../src/errors.js';
+import { Keys, SessionStore } from '../src/index.js';
 import { sleep } from './support.js';
 
 const input = (principal?: string) => ({

@@ -3,16 +3,9 @@ import { useRedis } from '@taskgate/test-harness';
 import type { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import {
-  Keys,
-  newTaskId,
-  recordFromFields,
-  type TaskRef,
-  TaskStore,
-  type TransitionResult,
-  taskMetrics,
-  toTask,
-} from '../src/index.js';
+import { Keys, recordFromFields, type TaskRef, TaskStore, taskMetrics, toTask } from '../src/index.js';
+import { newTaskId } from '../src/tasks/ids.js';
+import type { TransitionResult } from '../src/tasks/task-store.js';
 import { CURSOR_SECRET, makeStore, sleep } from './support.js';
 
 /** Collects what is published on one channel; `settle()` returns it once everything published so far arrived. */

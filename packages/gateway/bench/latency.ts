@@ -35,7 +35,13 @@ function summary(label: string, samples: number[]): string {
 
 const redis = await startRedis();
 const prefix = uniquePrefix('bench');
-const gateway = createGateway({ redis: redis.url, keyPrefix: prefix, cursorSecret: 'bench-cursor-secret-0123456789' });
+// One session makes every call: rate limits off, or the default 120 calls a minute would be the measure.
+const gateway = createGateway({
+  redis: redis.url,
+  keyPrefix: prefix,
+  cursorSecret: 'bench-cursor-secret-0123456789',
+  rateLimits: {},
+});
 const worker = createWorker({ redis: redis.url, prefix, tools: [noop] });
 try {
   const { url } = await gateway.listen(0, '127.0.0.1');

@@ -48,6 +48,7 @@ import { StreamQuota } from './ops/stream-quota.js';
 import { type GatewayOptions, resolveGatewayOptions } from './options.js';
 import { HeldStreams } from './streams/held-streams.js';
 import { StreamRegistry } from './streams/stream-registry.js';
+
 /**
  * The composition root's services: every process-wide piece a gateway builds (nothing per session), handed to
  * the HTTP layer. Only this file names the whole; the runner, the codecs, each handler and stream name their part.

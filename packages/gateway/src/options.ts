@@ -3,6 +3,7 @@ import type { Implementation } from '@taskgate/protocol';
 import type { Redis } from 'ioredis';
 import type { JSONWebKeySet } from 'jose';
 import type { Registry } from 'prom-client';
+import { GATEWAY_DEFAULTS } from './defaults.js';
 
 /** JWT bearer tokens (OAuth 2.1 access tokens) checked against a JWKS, per the MCP authorization spec. */
 export interface JwtAuthOptions {
@@ -117,7 +118,7 @@ export interface GatewayOptions {
    * it at once; only a tool whose workers all stopped stays callable this much longer. Default 2 s.
    */
   readonly toolCacheMs?: number;
-  /** How long `close()` lets direct-call streams finish before ending them (ms). Default 10 s. */
+  /** How long `close()` lets direct-call streams finish before ending them (ms). Default 25 s. */
   readonly drainTimeoutMs?: number;
   /** How long `resources/read`, `prompts/get` and `completion/complete` wait for a worker (ms). Default 30 s. */
   readonly readTimeoutMs?: number;
@@ -135,13 +136,13 @@ export interface GatewayOptions {
    */
   readonly drainRetryAfterMs?: number;
   /**
-   * Sessions one principal may have at once, counted in Redis across every gateway (0 = unlimited, the
-   * default); `initialize` beyond it gets -32011. Sessions of no principal (auth off) are not counted.
+   * Sessions one principal may have at once, counted in Redis across every gateway (0 = unlimited). Default
+   * 1000; `initialize` beyond it gets -32011. Sessions of no principal (auth off) are not counted.
    */
   readonly maxSessionsPerPrincipal?: number;
   /**
    * SSE streams one owner (the principal; with auth off, the session) may have open on this gateway at once
-   * (0 = unlimited, the default): GET streams get HTTP 429 beyond it, streamed answers -32012.
+   * (0 = unlimited). Default 1000: GET streams get HTTP 429 beyond it, streamed answers -32012.
    */
   readonly maxStreamsPerPrincipal?: number;
   /**
@@ -149,7 +150,10 @@ export interface GatewayOptions {
    * (slowloris) gets 408 and its socket closed. Default 20 s.
    */
   readonly headersTimeoutMs?: number;
-  /** Per-principal rate limits by operation class (SEC-3), enforced in Redis across every gateway. Default: none. */
+  /**
+   * Per-principal rate limits by operation class (SEC-3), enforced in Redis across every gateway. Default:
+   * create 120 and cancel 120 a minute, read 1200 a minute; `{}` turns them all off.
+   */
   readonly rateLimits?: Partial<Readonly<Record<OperationClass, RateLimit>>>;
   /**
    * Prometheus registry the gateway's metrics go into, served at `/metrics`. Default: a private registry per
@@ -206,41 +210,39 @@ export interface ResolvedGatewayOptions {
   readonly logger: Logger;
 }
 
-/** Host names a local gateway answers to by default (DNS-rebinding protection). */
-export const LOOPBACK_HOSTS: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
-
 /** Fills in defaults and refuses nonsense with a message naming the option. */
 export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayOptions {
+  const d = GATEWAY_DEFAULTS;
   const resolved: ResolvedGatewayOptions = {
-    keyPrefix: options.keyPrefix ?? 'tg',
+    keyPrefix: options.keyPrefix ?? d.keyPrefix,
     cursorSecret: options.cursorSecret,
     ...(options.requestStateSecret !== undefined && { requestStateSecret: options.requestStateSecret }),
     auth: options.auth ?? { mode: 'none' },
     limits: options.limits ?? {},
-    toolsPageSize: options.toolsPageSize ?? 100,
-    bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
-    sessionIdleTtlMs: options.sessionIdleTtlMs ?? 30 * 60 * 1000,
-    sseHeartbeatMs: options.sseHeartbeatMs ?? 15_000,
-    sseRetryMs: options.sseRetryMs ?? 1000,
-    eventLogMaxEvents: options.eventLogMaxEvents ?? 1000,
-    eventLogRetentionMs: options.eventLogRetentionMs ?? 10 * 60 * 1000,
-    directCallTtlMs: options.directCallTtlMs ?? 60 * 60 * 1000,
-    inlineWaitMs: options.inlineWaitMs ?? 0,
-    directCallCancelGraceMs: options.directCallCancelGraceMs ?? 5000,
-    resultStreamAfterMs: options.resultStreamAfterMs ?? 1000,
-    allowedHosts: options.allowedHosts ?? LOOPBACK_HOSTS,
-    allowedOrigins: options.allowedOrigins ?? 'loopback',
-    toolStaleAfterMs: options.toolStaleAfterMs ?? 30_000,
-    toolCacheMs: options.toolCacheMs ?? 2000,
-    drainTimeoutMs: options.drainTimeoutMs ?? 10_000,
-    readTimeoutMs: options.readTimeoutMs ?? 30_000,
-    waiterSafetyMs: options.waiterSafetyMs ?? 300_000,
-    drainRetryAfterMs: options.drainRetryAfterMs ?? 1000,
-    maxSessionsPerPrincipal: options.maxSessionsPerPrincipal ?? 0,
-    maxStreamsPerPrincipal: options.maxStreamsPerPrincipal ?? 0,
-    headersTimeoutMs: options.headersTimeoutMs ?? 20_000,
-    rateLimits: options.rateLimits ?? {},
-    path: options.path ?? '/mcp',
+    toolsPageSize: options.toolsPageSize ?? d.toolsPageSize,
+    bodyLimitBytes: options.bodyLimitBytes ?? d.bodyLimitBytes,
+    sessionIdleTtlMs: options.sessionIdleTtlMs ?? d.sessionIdleTtlMs,
+    sseHeartbeatMs: options.sseHeartbeatMs ?? d.sseHeartbeatMs,
+    sseRetryMs: options.sseRetryMs ?? d.sseRetryMs,
+    eventLogMaxEvents: options.eventLogMaxEvents ?? d.eventLogMaxEvents,
+    eventLogRetentionMs: options.eventLogRetentionMs ?? d.eventLogRetentionMs,
+    directCallTtlMs: options.directCallTtlMs ?? d.directCallTtlMs,
+    inlineWaitMs: options.inlineWaitMs ?? d.inlineWaitMs,
+    directCallCancelGraceMs: options.directCallCancelGraceMs ?? d.directCallCancelGraceMs,
+    resultStreamAfterMs: options.resultStreamAfterMs ?? d.resultStreamAfterMs,
+    allowedHosts: options.allowedHosts ?? d.allowedHosts,
+    allowedOrigins: options.allowedOrigins ?? d.allowedOrigins,
+    toolStaleAfterMs: options.toolStaleAfterMs ?? d.toolStaleAfterMs,
+    toolCacheMs: options.toolCacheMs ?? d.toolCacheMs,
+    drainTimeoutMs: options.drainTimeoutMs ?? d.drainTimeoutMs,
+    readTimeoutMs: options.readTimeoutMs ?? d.readTimeoutMs,
+    waiterSafetyMs: options.waiterSafetyMs ?? d.waiterSafetyMs,
+    drainRetryAfterMs: options.drainRetryAfterMs ?? d.drainRetryAfterMs,
+    maxSessionsPerPrincipal: options.maxSessionsPerPrincipal ?? d.maxSessionsPerPrincipal,
+    maxStreamsPerPrincipal: options.maxStreamsPerPrincipal ?? d.maxStreamsPerPrincipal,
+    headersTimeoutMs: options.headersTimeoutMs ?? d.headersTimeoutMs,
+    rateLimits: options.rateLimits ?? d.rateLimits,
+    path: options.path ?? d.path,
     serverInfo: options.serverInfo ?? { name: 'taskgate', version: '0.1.0' },
     ...(options.instructions !== undefined && { instructions: options.instructions }),
     ...(options.adminToken !== undefined && { adminToken: options.adminToken }),

@@ -6,8 +6,8 @@ import { definePrompt, defineResource, defineResourceTemplate, defineTool } from
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { rejection } from './support/rejection.js';
+import { rev2026Request } from './support/rev2026-07-28.js';
 import { type Stack, useStacks } from './support/stack.js';
-import { stateless } from './support/stateless.js';
 
 // `allow` on catalog entries: who lists and uses a tool, resource, template or prompt, on both revisions.
 
@@ -155,7 +155,7 @@ describe('allow: entries only some principals see and use', () => {
   it('2026-07-28: the same lists and the same refusals, request by request', async () => {
     const stack = await withAuth();
     const list = async (token: string, method: string, field: string, key: string) => {
-      const { body } = await stateless(stack.url, method, {}, { token });
+      const { body } = await rev2026Request(stack.url, method, {}, { token });
       const items = body.result?.[field];
       if (!Array.isArray(items)) throw new Error(`${method} answered ${JSON.stringify(body)}`);
       return (items as Record<string, unknown>[]).map((entry) => entry[key]);
@@ -168,7 +168,7 @@ describe('allow: entries only some principals see and use', () => {
     expect(await list(ALICE, 'prompts/list', 'prompts', 'name')).toEqual(['team_prompt']);
 
     const call = (token: string, name: string) =>
-      stateless(stack.url, 'tools/call', { name, arguments: { text: 'hi' } }, { token });
+      rev2026Request(stack.url, 'tools/call', { name, arguments: { text: 'hi' } }, { token });
     const allowed = await call(ALICE, 'team_echo');
     expect(allowed.body.result).toMatchObject({
       resultType: 'complete',
@@ -182,7 +182,7 @@ describe('allow: entries only some principals see and use', () => {
     });
     expect(unknown.body.error?.message.replace('nope_echo', 'team_echo')).toBe(hidden.body.error?.message);
 
-    const read = (token: string, uri: string) => stateless(stack.url, 'resources/read', { uri }, { token });
+    const read = (token: string, uri: string) => rev2026Request(stack.url, 'resources/read', { uri }, { token });
     expect((await read(ALICE, 'team://plan')).body.result).toMatchObject({ contents: [{ text: 'the plan' }] });
     const [hiddenRead, unknownRead] = await Promise.all([read(BOB, 'team://plan'), read(BOB, 'team://nothing')]);
     expect(hiddenRead.status).toBe(unknownRead.status);
@@ -190,7 +190,7 @@ describe('allow: entries only some principals see and use', () => {
     expect(hiddenRead.body.error?.message).toBe(
       unknownRead.body.error?.message.replace('team://nothing', 'team://plan'),
     );
-    const get = await stateless(
+    const get = await rev2026Request(
       stack.url,
       'prompts/get',
       { name: 'team_prompt', arguments: { topic: 'x' } },
@@ -213,7 +213,7 @@ describe('allow: entries only some principals see and use', () => {
     });
     const refused = await rejection(client.callTool({ name: 'team_echo', arguments: { text: 'hi' } }));
     expect(refused.message).toMatch(/Unknown tool: 'team_echo'/);
-    const { body } = await stateless(stack.url, 'tools/list');
+    const { body } = await rev2026Request(stack.url, 'tools/list');
     expect(body.result?.tools).toEqual([expect.objectContaining({ name: 'open_echo' })]);
   });
 

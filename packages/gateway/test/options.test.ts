@@ -23,8 +23,10 @@ describe('gateway options', () => {
       allowedOrigins: 'loopback',
       path: '/mcp',
       drainRetryAfterMs: 1000,
-      rateLimits: {},
+      drainTimeoutMs: 25_000,
+      rateLimits: { create: { points: 120, durationSec: 60 } },
     });
+    expect(resolveGatewayOptions({ ...base, rateLimits: {} }).rateLimits).toEqual({});
   });
 
   it('refuses a JWT configuration that would accept tokens issued for anyone', () => {

@@ -1,7 +1,7 @@
 import { rawCall, rawInitialize, scrape, useRedis } from '@taskgate/test-harness';
 import { describe, expect, it } from 'vitest';
+import { rev2026Request, TASKS } from './support/rev2026-07-28.js';
 import { useStacks } from './support/stack.js';
-import { stateless, TASKS } from './support/stateless.js';
 
 const TOKENS = { 'alice-token-0123456789': 'alice', 'bob-token-0123456789': 'bob' };
 const ALICE = { Authorization: 'Bearer alice-token-0123456789' };
@@ -94,15 +94,15 @@ describe('rate limits and task limits', () => {
     const taskId = 'no-such-task';
     const update = { taskId, inputResponses: {} };
     // The first update spends alice's cancel budget (and fails on its own: no such task); the next is refused.
-    expect((await stateless(a.url, 'tasks/update', update, options)).body.error?.code).not.toBe(-32029);
-    const refused = await stateless(b.url, 'tasks/update', update, options);
+    expect((await rev2026Request(a.url, 'tasks/update', update, options)).body.error?.code).not.toBe(-32029);
+    const refused = await rev2026Request(b.url, 'tasks/update', update, options);
     expect(refused.body.error).toMatchObject({ code: -32029, data: { operation: 'cancel', limit: 1 } });
     // One read (tasks/get) spends the read budget: subscriptions/listen is then refused on either pod.
-    expect((await stateless(a.url, 'tasks/get', { taskId }, options)).body.error?.code).not.toBe(-32029);
-    const listen = await stateless(b.url, 'subscriptions/listen', { notifications: { tasks: {} } }, options);
+    expect((await rev2026Request(a.url, 'tasks/get', { taskId }, options)).body.error?.code).not.toBe(-32029);
+    const listen = await rev2026Request(b.url, 'subscriptions/listen', { notifications: { tasks: {} } }, options);
     expect(listen.body.error).toMatchObject({ code: -32029, data: { operation: 'read' } });
     for (let i = 0; i < 3; i++) {
-      expect((await stateless(a.url, 'server/discover', {}, options)).body.result).toMatchObject({
+      expect((await rev2026Request(a.url, 'server/discover', {}, options)).body.result).toMatchObject({
         resultType: 'complete',
       });
     }

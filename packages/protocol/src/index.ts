@@ -259,6 +259,18 @@ export {
   type UnsubscribeRequest,
   UnsubscribeRequestSchema,
 } from './resources.js';
+export {
+  isStatelessProtocolVersion,
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_LOG_LEVEL,
+  META_PROTOCOL_VERSION,
+  META_SERVER_INFO,
+  META_SUBSCRIPTION_ID,
+  STATELESS_PROTOCOL_VERSION,
+  STATELESS_PROTOCOL_VERSIONS,
+  TASKS_EXTENSION,
+} from './rev2026-07-28.js';
 export { type ListRootsResult, ListRootsResultSchema, type Root, RootSchema } from './roots.js';
 export {
   type CreateMessageRequest,
@@ -351,15 +363,3 @@ export {
   type ToolTaskSupport,
   ToolTaskSupportSchema,
 } from './tools.js';
-export {
-  isStatelessProtocolVersion,
-  META_CLIENT_CAPABILITIES,
-  META_CLIENT_INFO,
-  META_LOG_LEVEL,
-  META_PROTOCOL_VERSION,
-  META_SERVER_INFO,
-  META_SUBSCRIPTION_ID,
-  STATELESS_PROTOCOL_VERSION,
-  STATELESS_PROTOCOL_VERSIONS,
-  TASKS_EXTENSION,
-} from './wire-2026.js';

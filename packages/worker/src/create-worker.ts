@@ -30,6 +30,7 @@ import {
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
+import { WORKER_DEFAULTS } from './defaults.js';
 import type { AnyPromptDefinition } from './define-prompt.js';
 import { type AnyToolDefinition, toCatalogEntry } from './define-tool.js';
 import { LiveTools } from './live-tools.js';
@@ -48,15 +49,6 @@ import { WorkerMetrics } from './worker-metrics.js';
  * stay out of the way.
  */
 const BULLMQ_STALL_LIMIT = 1_000_000;
-
-/**
- * Crash detection: a killed worker's task runs again (or fails) 9.7-12.6 s after the kill with these defaults
- * (`bash scripts/bench --crash`; BullMQ's own 30 s + 30 s took 49-56 s), while an event loop may block for up
- * to 5 s (half the lock, the renewal period) without losing a lock.
- */
-export const DEFAULT_LOCK_DURATION_MS = 10_000;
-/** How often a worker looks for jobs of crashed workers by default (one check per queue across all workers). */
-export const DEFAULT_STALLED_INTERVAL_MS = 5000;
 
 export interface CreateWorkerOptions {
   /** An ioredis connection (duplicated, never closed by the worker), or connection options or a Redis URL. */
@@ -164,7 +156,7 @@ function positive(name: string, value: number | undefined, fallback: number): nu
 /** Starts a worker: registers `tools` in the catalog (with heartbeats) and consumes their BullMQ queues. */
 export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
   const offersReads = (options.resources?.length ?? 0) + (options.prompts?.length ?? 0) > 0;
-  const defaultShards = options.queueShards ?? 1;
+  const defaultShards = options.queueShards ?? WORKER_DEFAULTS.queueShards;
   if (!Number.isInteger(defaultShards) || defaultShards < 1 || defaultShards > MAX_QUEUE_SHARDS) {
     throw new TaskgateError('INVALID_CONFIG', `queueShards must be a whole number from 1 to 64, got ${defaultShards}`);
   }
@@ -178,15 +170,15 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
   ];
   const logger = options.logger ?? noopLogger;
   const settings = {
-    heartbeatMs: positive('heartbeatMs', options.heartbeatMs, 10_000),
-    lockDurationMs: positive('lockDurationMs', options.lockDurationMs, DEFAULT_LOCK_DURATION_MS),
-    stalledIntervalMs: positive('stalledIntervalMs', options.stalledIntervalMs, DEFAULT_STALLED_INTERVAL_MS),
-    statusCheckMs: positive('statusCheckMs', options.statusCheckMs, 2000),
-    inputTimeoutMs: positive('inputTimeoutMs', options.inputTimeoutMs, 600_000),
-    drainTimeoutMs: positive('drainTimeoutMs', options.drainTimeoutMs, 25_000),
-    abortGraceMs: positive('abortGraceMs', options.abortGraceMs, 5000),
+    heartbeatMs: positive('heartbeatMs', options.heartbeatMs, WORKER_DEFAULTS.heartbeatMs),
+    lockDurationMs: positive('lockDurationMs', options.lockDurationMs, WORKER_DEFAULTS.lockDurationMs),
+    stalledIntervalMs: positive('stalledIntervalMs', options.stalledIntervalMs, WORKER_DEFAULTS.stalledIntervalMs),
+    statusCheckMs: positive('statusCheckMs', options.statusCheckMs, WORKER_DEFAULTS.statusCheckMs),
+    inputTimeoutMs: positive('inputTimeoutMs', options.inputTimeoutMs, WORKER_DEFAULTS.inputTimeoutMs),
+    drainTimeoutMs: positive('drainTimeoutMs', options.drainTimeoutMs, WORKER_DEFAULTS.drainTimeoutMs),
+    abortGraceMs: positive('abortGraceMs', options.abortGraceMs, WORKER_DEFAULTS.abortGraceMs),
   };
-  const keys = new Keys(options.prefix);
+  const keys = new Keys(options.prefix ?? WORKER_DEFAULTS.prefix);
   // BullMQ needs maxRetriesPerRequest: null on connections it shares; a duplicate lets us set it and own it.
   const redis = createRedisConnection(options.redis, 'bullmq-worker', (error) =>
     logger.warn({ err: error.message }, 'redis connection error'),
@@ -216,8 +208,12 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
     outbox: new TaskOutbox({ redis, keys }),
     inputs: new InputRequests({ redis, bus, keys }),
     inputTimeoutMs: settings.inputTimeoutMs,
-    clientTasks: options.clientTasks ?? 'auto',
-    clientTaskMinPollMs: positive('clientTaskMinPollMs', options.clientTaskMinPollMs, 1000),
+    clientTasks: options.clientTasks ?? WORKER_DEFAULTS.clientTasks,
+    clientTaskMinPollMs: positive(
+      'clientTaskMinPollMs',
+      options.clientTaskMinPollMs,
+      WORKER_DEFAULTS.clientTaskMinPollMs,
+    ),
     announce: (uri: string) => announceResourceUpdated(redis, keys, uri),
     announceListChanged: (kind) => announceListChanged(redis, keys, kind),
     tools: liveTools.byName,
@@ -235,7 +231,7 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
     logger,
     resources: options.resources ?? [],
     prompts: options.prompts ?? [],
-    concurrency: positive('readConcurrency', options.readConcurrency, 16),
+    concurrency: positive('readConcurrency', options.readConcurrency, WORKER_DEFAULTS.readConcurrency),
     lockDurationMs: settings.lockDurationMs,
     stalledIntervalMs: settings.stalledIntervalMs,
     announce: deps.announce,
@@ -289,12 +285,12 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
   let heartbeat: NodeJS.Timeout | undefined;
   let closing: Promise<void> | undefined;
   let started = false;
-  const metricsPort = options.metricsPort ?? 0;
+  const metricsPort = options.metricsPort ?? WORKER_DEFAULTS.metricsPort;
   const ops: Promise<OpsServer | undefined> =
     metricsPort > 0
       ? startOpsServer({
           port: metricsPort,
-          host: options.metricsHost ?? '127.0.0.1',
+          host: options.metricsHost ?? WORKER_DEFAULTS.metricsHost,
           registry,
           logger,
           // Ready: the tools are registered and consumed, not shutting down, and Redis has the scripts.

@@ -1,5 +1,6 @@
 export { InputWaitError, type LogFn, type Logger, noopLogger } from '@taskgate/core';
 export { type CreateWorkerOptions, createWorker, type TaskgateWorker } from './create-worker.js';
+export { WORKER_DEFAULTS } from './defaults.js';
 export {
   type AnyPromptDefinition,
   definePrompt,

@@ -1,4 +1,5 @@
 import { errorMessage, type Logger, noopLogger } from '@taskgate/core';
+import { WORKER_DEFAULTS } from './defaults.js';
 
 export interface ShutdownOptions {
   /** How long running jobs may take to finish before they are aborted and released (ms, default 25 000). */
@@ -23,7 +24,7 @@ export function handleShutdownSignals(
 ): () => void {
   const logger = options.logger ?? noopLogger;
   const exit = options.exit ?? ((code: number) => process.exit(code));
-  const deadlineMs = options.deadlineMs ?? 25_000;
+  const deadlineMs = options.deadlineMs ?? WORKER_DEFAULTS.drainTimeoutMs;
   const signals = options.signals ?? ['SIGTERM', 'SIGINT'];
   let stopping = false;
 

@@ -37,6 +37,7 @@ import {
   runClientTask,
   usesClientTask,
 } from './client-tasks.js';
+import { WORKER_DEFAULTS } from './defaults.js';
 import { ClientCapabilityError } from './errors.js';
 import type { InputOptions, ToolClient, ToolContext } from './tool-context.js';
 import { describeZodIssues } from './zod-issues.js';
@@ -45,8 +46,6 @@ import { describeZodIssues } from './zod-issues.js';
 const REQUEST_LINGER_MS = 60_000;
 /** How long a `tasks/cancel` sent to a client task is kept for its (unread) answer. */
 const CANCEL_LIFETIME_MS = 60_000;
-/** The shortest pause between two polls of a client task, unless the worker is told otherwise. */
-const DEFAULT_CLIENT_TASK_MIN_POLL_MS = 1000;
 
 /** What a tool context needs from the worker. */
 export interface ContextServices {
@@ -207,7 +206,7 @@ export function createToolContext(options: ContextOptions): ContextHandle {
   /** Whether this elicitation or sampling request goes out as a client task (CLT-1). */
   const clientTaskFor = (method: 'elicitation/create' | 'sampling/createMessage', options?: InputOptions) => {
     const declared = knowsClient && declaresClientTasks(client, method);
-    const mode = usesClientTask(options?.asTask, declared, services.clientTasks ?? 'auto');
+    const mode = usesClientTask(options?.asTask, declared, services.clientTasks ?? WORKER_DEFAULTS.clientTasks);
     if (mode === 'undeclared') {
       const capability = method === 'elicitation/create' ? 'elicitation.create' : 'sampling.createMessage';
       throw new ClientCapabilityError(
@@ -224,7 +223,7 @@ export function createToolContext(options: ContextOptions): ContextHandle {
     show: (message) => inOrder(() => store.setStatusMessage(ref, message)).then(() => {}),
     signal: waitSignal,
     cancellable: client.capabilities.tasks?.cancel !== undefined,
-    minPollMs: services.clientTaskMinPollMs ?? DEFAULT_CLIENT_TASK_MIN_POLL_MS,
+    minPollMs: services.clientTaskMinPollMs ?? WORKER_DEFAULTS.clientTaskMinPollMs,
     timeoutMs: services.inputTimeoutMs,
   });
 

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { DEFAULT_KEY_PREFIX } from '@taskgate/core/defaults';
 import { TaskStatusSchema } from '@taskgate/protocol';
 import { AdminClientError, httpBackend, redisBackend, type TasksBackend } from '../admin-client.js';
 import { flagProblem } from '../closest-flag.js';
@@ -41,7 +42,10 @@ function backendOf(values: Record<string, string | boolean | undefined>, env: No
   if (redis !== undefined) {
     if (!/^rediss?:\/\//.test(redis))
       throw new ConfigError([`--redis: '${redis}' must start with redis:// or rediss://`]);
-    return redisBackend(redis, (values['key-prefix'] as string | undefined) ?? env.TASKGATE_KEY_PREFIX ?? 'tg');
+    return redisBackend(
+      redis,
+      (values['key-prefix'] as string | undefined) ?? env.TASKGATE_KEY_PREFIX ?? DEFAULT_KEY_PREFIX,
+    );
   }
   const url =
     (values['admin-url'] as string | undefined) ??

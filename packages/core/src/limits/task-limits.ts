@@ -1,3 +1,4 @@
+import { DEFAULT_TASK_LIMITS } from '../defaults.js';
 import { TaskgateError } from '../errors.js';
 
 /** The limits a task store enforces (TTL-3). Every one is configurable and documented. */
@@ -18,19 +19,9 @@ export interface TaskLimits {
   readonly cursorTtlMs: number;
 }
 
-export const DEFAULT_TASK_LIMITS: TaskLimits = {
-  defaultTtlMs: 60 * 60 * 1000,
-  maxTtlMs: 24 * 60 * 60 * 1000,
-  minTtlMs: 1000,
-  pollIntervalMs: 1000,
-  maxActivePerOwner: 100,
-  pageSize: 50,
-  cursorTtlMs: 60 * 60 * 1000,
-};
-
 /** Fills in defaults and refuses nonsense (a clear error at start-up beats odd behaviour later). */
 export function resolveTaskLimits(overrides: Partial<TaskLimits> = {}): TaskLimits {
-  const limits = { ...DEFAULT_TASK_LIMITS, ...overrides };
+  const limits: TaskLimits = { ...DEFAULT_TASK_LIMITS, ...overrides };
   const positive = ['defaultTtlMs', 'maxTtlMs', 'minTtlMs', 'pageSize', 'cursorTtlMs'] as const;
   for (const name of positive) {
     if (!Number.isSafeInteger(limits[name]) || limits[name] <= 0) {

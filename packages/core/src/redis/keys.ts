@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { DEFAULT_KEY_PREFIX } from '../defaults.js';
 
 /** What workers publish in the catalog: tools, and the offerings the gateway serves by asking a worker. */
 export type CatalogKind = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
@@ -31,7 +32,7 @@ const SLOT_TAG = /^[A-Za-z0-9_-]{4}/;
  * Owners never appear in keys verbatim: a session id is a bearer secret, so owner-scoped keys use a digest.
  */
 export class Keys {
-  constructor(readonly prefix = 'tg') {
+  constructor(readonly prefix = DEFAULT_KEY_PREFIX) {
     if (!/^[A-Za-z0-9_.-]{1,64}$/.test(prefix)) {
       throw new Error(`Invalid key prefix '${prefix}': use 1-64 characters of A-Z a-z 0-9 _ . -`);
     }

@@ -1,5 +1,5 @@
 import type { TaskChange } from './task-message.js';
-import type { StoredTask, StoredResult } from './task-record.js';
+import type { StoredResult, StoredTask } from './task-record.js';
 
 /** How a task ended for its waiters. */
 export type TaskEnd =

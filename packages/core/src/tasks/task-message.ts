@@ -1,5 +1,5 @@
 import { isTerminalStatus, TaskStatusSchema } from '@taskgate/protocol';
-import { recordFromFields, type StoredTask, type StoredResult } from './task-record.js';
+import { recordFromFields, type StoredResult, type StoredTask } from './task-record.js';
 
 /**
  * One message of a task's channel, decoded: the task's snapshot after a change a client can see (its status

@@ -5,7 +5,7 @@ import { TaskgateError } from '../errors.js';
 export type TaskKind = 'task' | 'direct';
 
 /**
- * Which wire created a task: absent for the 2025-11-25 session wire, `2026-07-28` for a stateless request. The
+ * Which wire created a task: absent for the 2025-11-25 session wire, `2026-07-28` for a request of that revision. The
  * record itself is the same for both; each wire projects it (`toTask`, or the 2026 projection in the gateway).
  */
 export type TaskWire = '2026-07-28';

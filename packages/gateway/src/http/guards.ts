@@ -1,7 +1,8 @@
 import { ErrorCode } from '@taskgate/protocol';
 import type { NextFunction, Request, Response } from 'express';
+import { LOOPBACK_HOSTS } from '../defaults.js';
 import { HttpError, sendHttpError } from '../messages/http-error.js';
-import { LOOPBACK_HOSTS, type ResolvedGatewayOptions } from '../options.js';
+import type { ResolvedGatewayOptions } from '../options.js';
 
 /** The host name of a Host header: `[::1]:3000` → `[::1]`, `Example.com:80` → `example.com`. */
 export function hostName(host: string): string {

@@ -52,7 +52,7 @@ async function lookup(ctx: Call<TaskLookupServices>, taskId: string, withOutcome
   return found as FoundTask;
 }
 
-/** For the record scopes: the owner's task (auth on), or any task the stateless revision created (auth off). */
+/** For the record scopes: the owner's task (auth on), or any task revision 2026-07-28 created (auth off). */
 function mayRead(ctx: Call<unknown>, task: StoredTask): boolean {
   return ctx.tasksBy === 'id' ? task.wire === '2026-07-28' : task.ownerId === Keys.ownerId(ctx.owner);
 }

@@ -13,8 +13,8 @@ export interface Call<S> {
   readonly principal?: string;
   readonly logger: Logger;
   /**
-   * The client as it declared itself: once per session (`initialize`), or in each request's `_meta` on a
-   * stateless revision (where `sessionId` is empty).
+   * The client as it declared itself: once per session (`initialize`), or in each request's `_meta` on
+   * revision 2026-07-28 (where `sessionId` is empty).
    */
   readonly session: SessionRecord;
   readonly request: JsonRpcRequest;
@@ -37,7 +37,7 @@ export interface Call<S> {
 /**
  * How a request finds the caller's tasks: `owner`, the owner's (a principal, or the session), telling an
  * expired task from an unknown one; `record`, the record read by id and shown to its owner only; `id`, with
- * auth off on a stateless revision, any task that revision created, by its unguessable id.
+ * auth off on revision 2026-07-28, any task that revision created, by its unguessable id.
  */
 export type TaskScope = 'owner' | 'record' | 'id';
 

@@ -23,7 +23,7 @@ export interface ToolsCallServices extends EnqueueServices, InlineAnswerServices
 
 /**
  * How the request asks for a task: `param`, the `task` param of 2025-11-25 (with its ttl); `none`, a
- * 2025-11-25 call without it; `extension`, a stateless request that declares the tasks extension (the
+ * 2025-11-25 call without it; `extension`, a 2026-07-28 request that declares the tasks extension (the
  * tool's `taskSupport` decides); `no-extension`, one that does not.
  */
 export type TaskAsk =
@@ -117,8 +117,8 @@ function taskMode(name: string, entry: CatalogEntry, ask: TaskAsk): boolean {
 }
 
 /**
- * The record of the task or call. A task of a session is on that session's feed; a record of a stateless
- * revision says so (with auth off, that revision finds its tasks by id). A direct call of a session is indexed
+ * The record of the task or call. A task of a session is on that session's feed; a record of revision
+ * 2026-07-28 says so (with auth off, that revision finds its tasks by id). A direct call of a session is indexed
  * by the request's JSON-RPC id, so that `notifications/cancelled` on any gateway finds it.
  */
 async function createRecord(

@@ -39,6 +39,8 @@ export function useStacks(redis: RedisFixture): (options?: StackOptions) => Prom
       cursorSecret: CURSOR_SECRET,
       limits: { pollIntervalMs: 200 },
       drainTimeoutMs: 500,
+      // Tests call faster than a client would; the rate-limit tests set their own limits.
+      rateLimits: {},
       ...options.gateway,
     });
     const address = await gateway.listen(0, '127.0.0.1');

@@ -3,8 +3,8 @@ import { TEST_TOOLS } from '@taskgate/test-harness/tools';
 import { defineTool } from '@taskgate/worker';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { rev2026Request, TASKS, untilStatus } from './support/rev2026-07-28.js';
 import { useStacks } from './support/stack.js';
-import { stateless, TASKS, untilStatus } from './support/stateless.js';
 
 const withTasks = { capabilities: { extensions: { [TASKS]: {} }, elicitation: {} } };
 
@@ -29,7 +29,7 @@ describe('revision 2026-07-28 on the same endpoint', () => {
 
   it('answers server/discover with the versions, the tasks extension and the server info', async () => {
     const { url } = await start({ tools: false });
-    const { status, body } = await stateless(url, 'server/discover');
+    const { status, body } = await rev2026Request(url, 'server/discover');
     expect(status).toBe(200);
     expect(body.result).toMatchObject({
       resultType: 'complete',
@@ -41,12 +41,17 @@ describe('revision 2026-07-28 on the same endpoint', () => {
 
   it('checks the headers against the body and the version, keeping the request id', async () => {
     const { url } = await start({ tools: false });
-    const method = await stateless(url, 'tools/list', {}, { headers: { 'Mcp-Method': 'prompts/list' } });
+    const method = await rev2026Request(url, 'tools/list', {}, { headers: { 'Mcp-Method': 'prompts/list' } });
     expect(method.status).toBe(400);
     expect(method.body.error?.code).toBe(-32020);
-    const name = await stateless(url, 'tools/call', { name: 'echo', arguments: {} }, { headers: { 'Mcp-Name': 'x' } });
+    const name = await rev2026Request(
+      url,
+      'tools/call',
+      { name: 'echo', arguments: {} },
+      { headers: { 'Mcp-Name': 'x' } },
+    );
     expect([name.status, name.body.error?.code]).toEqual([400, -32020]);
-    const version = await stateless(
+    const version = await rev2026Request(
       url,
       'server/discover',
       {},
@@ -60,7 +65,7 @@ describe('revision 2026-07-28 on the same endpoint', () => {
       code: -32022,
       data: { supported: ['2026-07-28'], requested: '2099-01-01' },
     });
-    const meta = await stateless(
+    const meta = await rev2026Request(
       url,
       'server/discover',
       {},
@@ -68,7 +73,7 @@ describe('revision 2026-07-28 on the same endpoint', () => {
     );
     expect([meta.status, meta.body.error?.code]).toEqual([400, -32602]);
     for (const removed of ['ping', 'tasks/result', 'tasks/list', 'logging/setLevel', 'resources/subscribe']) {
-      const reply = await stateless(url, removed, { taskId: 'x' });
+      const reply = await rev2026Request(url, removed, { taskId: 'x' });
       expect([removed, reply.status, reply.body.error?.code]).toEqual([removed, 404, -32601]);
     }
   });
@@ -96,11 +101,11 @@ describe('revision 2026-07-28 on the same endpoint', () => {
 
   it('runs a forbidden tool as a call and an optional one as a task for clients of the extension', async () => {
     const { url } = await start({ tools: TEST_TOOLS });
-    const echo = await stateless(url, 'tools/call', { name: 'echo', arguments: { text: 'hi' } }, withTasks);
+    const echo = await rev2026Request(url, 'tools/call', { name: 'echo', arguments: { text: 'hi' } }, withTasks);
     expect(echo.body.result).toEqual({ content: [{ type: 'text', text: 'hi' }], resultType: 'complete' });
-    const plain = await stateless(url, 'tools/call', { name: 'sleep', arguments: { ms: 1 } });
+    const plain = await rev2026Request(url, 'tools/call', { name: 'sleep', arguments: { ms: 1 } });
     expect(plain.body.result).toMatchObject({ resultType: 'complete', content: [{ text: 'slept 1 ms' }] });
-    const created = await stateless(url, 'tools/call', { name: 'sleep', arguments: { ms: 50 } }, withTasks);
+    const created = await rev2026Request(url, 'tools/call', { name: 'sleep', arguments: { ms: 50 } }, withTasks);
     const task = created.body.result ?? {};
     expect(task).toMatchObject({ resultType: 'task', status: 'working', ttlMs: expect.any(Number) });
     expect(task).not.toHaveProperty('ttl');
@@ -108,43 +113,43 @@ describe('revision 2026-07-28 on the same endpoint', () => {
     const done = await untilStatus(url, String(task.taskId), ['completed']);
     expect(done.result).toEqual({ content: [{ type: 'text', text: 'slept 50 ms' }], resultType: 'complete' });
     // A tool error is `completed` with isError on this wire; cancelling a finished task is an acknowledgement.
-    const failing = await stateless(url, 'tools/call', { name: 'fail', arguments: { message: 'no' } }, withTasks);
+    const failing = await rev2026Request(url, 'tools/call', { name: 'fail', arguments: { message: 'no' } }, withTasks);
     const failed = await untilStatus(url, String(failing.body.result?.taskId), ['completed', 'failed']);
     expect(failed).toMatchObject({ status: 'completed', result: { isError: true, content: [{ text: 'no' }] } });
     // A JSON-RPC error is `failed` with the error inlined, and no result.
-    const crashing = await stateless(url, 'tools/call', { name: 'crash', arguments: { code: -32000 } }, withTasks);
+    const crashing = await rev2026Request(url, 'tools/call', { name: 'crash', arguments: { code: -32000 } }, withTasks);
     const crashed = await untilStatus(url, String(crashing.body.result?.taskId), ['completed', 'failed']);
     expect(crashed).toMatchObject({ status: 'failed', error: { code: -32000, message: 'crashed on purpose' } });
     expect(crashed).not.toHaveProperty('result');
-    const cancel = await stateless(url, 'tasks/cancel', { taskId: failed.taskId }, withTasks);
+    const cancel = await rev2026Request(url, 'tasks/cancel', { taskId: failed.taskId }, withTasks);
     expect(cancel.body.result).toEqual({ resultType: 'complete' });
-    const unknown = await stateless(url, 'tasks/get', { taskId: 'AAAAnothing' }, withTasks);
+    const unknown = await rev2026Request(url, 'tasks/get', { taskId: 'AAAAnothing' }, withTasks);
     expect(unknown.body.error?.code).toBe(-32602);
-    const undeclared = await stateless(url, 'tasks/get', { taskId: String(task.taskId) });
+    const undeclared = await rev2026Request(url, 'tasks/get', { taskId: String(task.taskId) });
     expect([undeclared.status, undeclared.body.error?.code]).toEqual([400, -32021]);
     expect(undeclared.body.error?.data).toEqual({ requiredCapabilities: { extensions: { [TASKS]: {} } } });
-    const required = await stateless(url, 'tools/call', { name: 'report', arguments: { pages: 1 } });
+    const required = await rev2026Request(url, 'tools/call', { name: 'report', arguments: { pages: 1 } });
     expect([required.status, required.body.error?.code]).toEqual([400, -32021]);
   });
 
   it('asks for input in rounds with a signed requestState; an altered state is refused', async () => {
     const { url } = await start({ tools: [askName] });
     const capabilities = { capabilities: { elicitation: {} } };
-    const first = await stateless(url, 'tools/call', { name: 'ask_name', arguments: {} }, capabilities);
+    const first = await rev2026Request(url, 'tools/call', { name: 'ask_name', arguments: {} }, capabilities);
     const round = first.body.result ?? {};
     expect(round).toMatchObject({
       resultType: 'input_required',
       inputRequests: { name: { method: 'elicitation/create', params: { message: 'Name?' } } },
     });
     const requestState = String(round.requestState);
-    const tampered = await stateless(
+    const tampered = await rev2026Request(
       url,
       'tools/call',
       { name: 'ask_name', arguments: {}, requestState: `${requestState}x`, inputResponses: {} },
       capabilities,
     );
     expect(tampered.body.error?.code).toBe(-32602);
-    const answered = await stateless(
+    const answered = await rev2026Request(
       url,
       'tools/call',
       {
@@ -160,14 +165,14 @@ describe('revision 2026-07-28 on the same endpoint', () => {
 
   it('shows a task waiting for input as inputRequests and resumes it with tasks/update', async () => {
     const { url } = await start({ tools: [askName] });
-    const created = await stateless(url, 'tools/call', { name: 'ask_name', arguments: {} }, withTasks);
+    const created = await rev2026Request(url, 'tools/call', { name: 'ask_name', arguments: {} }, withTasks);
     const taskId = String(created.body.result?.taskId);
     const waiting = await untilStatus(url, taskId, ['input_required']);
     expect(waiting.inputRequests).toEqual({
       name: { method: 'elicitation/create', params: expect.objectContaining({ message: 'Name?' }) },
     });
     expect(waiting).not.toHaveProperty('requestState');
-    const ignored = await stateless(
+    const ignored = await rev2026Request(
       url,
       'tasks/update',
       { taskId, inputResponses: { nope: { action: 'decline' } } },
@@ -176,7 +181,9 @@ describe('revision 2026-07-28 on the same endpoint', () => {
     expect(ignored.body.result).toEqual({ resultType: 'complete' });
     expect((await untilStatus(url, taskId, ['input_required'])).inputRequests).toHaveProperty('name');
     const update = { taskId, inputResponses: { name: { action: 'accept', content: { name: 'Grace' } } } };
-    expect((await stateless(url, 'tasks/update', update, withTasks)).body.result).toEqual({ resultType: 'complete' });
+    expect((await rev2026Request(url, 'tasks/update', update, withTasks)).body.result).toEqual({
+      resultType: 'complete',
+    });
     const done = await untilStatus(url, taskId, ['completed']);
     expect(done.result).toMatchObject({ content: [{ text: 'Hello, Grace!' }] });
   });
@@ -185,7 +192,7 @@ describe('revision 2026-07-28 on the same endpoint', () => {
     const tokens = { 'alice-token-0123456789': 'alice', 'bob-token-0123456789': 'bob' };
     const { url } = await start({ gateway: { auth: { mode: 'tokens', tokens } } });
     const alice = { ...withTasks, token: 'alice-token-0123456789' };
-    const created = await stateless(url, 'tools/call', { name: 'sleep', arguments: { ms: 1 } }, alice);
+    const created = await rev2026Request(url, 'tools/call', { name: 'sleep', arguments: { ms: 1 } }, alice);
     const newTask = String(created.body.result?.taskId);
     const { client } = await connectClient(url, { token: 'alice-token-0123456789' });
     const old = (await client.request(
@@ -198,7 +205,12 @@ describe('revision 2026-07-28 on the same endpoint', () => {
     expect(seen).toMatchObject({ taskId: newTask, status: 'completed' });
     const read = await untilStatus(url, old.task.taskId, ['completed'], alice);
     expect(read.result).toMatchObject({ content: [{ text: 'slept 1 ms' }] });
-    const bob = await stateless(url, 'tasks/get', { taskId: newTask }, { ...withTasks, token: 'bob-token-0123456789' });
+    const bob = await rev2026Request(
+      url,
+      'tasks/get',
+      { taskId: newTask },
+      { ...withTasks, token: 'bob-token-0123456789' },
+    );
     expect(bob.body.error?.code).toBe(-32602);
   });
 });

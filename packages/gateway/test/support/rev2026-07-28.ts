@@ -1,5 +1,5 @@
 /** A raw client of revision 2026-07-28: one POST per request, `_meta` and headers as the revision asks. */
-export interface StatelessReply {
+export interface Rev2026Reply {
   readonly status: number;
   readonly body: {
     readonly id?: unknown;
@@ -20,20 +20,20 @@ function nameOf(method: string, params: Record<string, unknown>): unknown {
   return undefined;
 }
 
-export interface StatelessOptions {
+export interface Rev2026Options {
   readonly capabilities?: Record<string, unknown>;
   readonly headers?: Record<string, string>;
   readonly meta?: Record<string, unknown>;
   readonly token?: string;
 }
 
-/** Sends one stateless request and reads its JSON answer. */
-export async function stateless(
+/** Sends one request of revision 2026-07-28 and reads its JSON answer. */
+export async function rev2026Request(
   url: string,
   method: string,
   params: Record<string, unknown> = {},
-  options: StatelessOptions = {},
-): Promise<StatelessReply> {
+  options: Rev2026Options = {},
+): Promise<Rev2026Reply> {
   const id = nextId++;
   const name = nameOf(method, params);
   const headers: Record<string, string> = {
@@ -48,7 +48,7 @@ export async function stateless(
   const meta = {
     'io.modelcontextprotocol/protocolVersion': '2026-07-28',
     'io.modelcontextprotocol/clientCapabilities': options.capabilities ?? {},
-    'io.modelcontextprotocol/clientInfo': { name: 'stateless-test', version: '1.0.0' },
+    'io.modelcontextprotocol/clientInfo': { name: 'rev2026-test', version: '1.0.0' },
     ...options.meta,
   };
   const response = await fetch(url, {
@@ -56,7 +56,7 @@ export async function stateless(
     headers,
     body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } }),
   });
-  const body = (await response.json()) as StatelessReply['body'];
+  const body = (await response.json()) as Rev2026Reply['body'];
   if (body.id !== id) throw new Error(`answer to request ${id} carries id ${String(body.id)}`);
   return { status: response.status, body };
 }
@@ -66,11 +66,11 @@ export async function untilStatus(
   url: string,
   taskId: string,
   statuses: readonly string[],
-  options: StatelessOptions = { capabilities: { extensions: { [TASKS]: {} } } },
+  options: Rev2026Options = { capabilities: { extensions: { [TASKS]: {} } } },
 ): Promise<Record<string, unknown>> {
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const { body } = await stateless(url, 'tasks/get', { taskId }, options);
+    const { body } = await rev2026Request(url, 'tasks/get', { taskId }, options);
     const result = body.result ?? {};
     if (statuses.includes(String(result.status))) return result;
     if (Date.now() > deadline) throw new Error(`task ${taskId} stayed ${String(result.status)}`);

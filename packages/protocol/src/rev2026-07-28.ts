@@ -1,10 +1,10 @@
 /** Revision 2026-07-28: stateless requests whose `_meta` carries what `initialize` used to negotiate. */
 export const STATELESS_PROTOCOL_VERSION = '2026-07-28';
 
-/** The protocol revisions a stateless request may name, newest first. */
+/** The protocol revisions a request without a session may name, newest first. */
 export const STATELESS_PROTOCOL_VERSIONS = [STATELESS_PROTOCOL_VERSION] as const;
 
-/** `_meta` keys of a stateless request. */
+/** `_meta` keys of a 2026-07-28 request. */
 export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
 export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
 export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';

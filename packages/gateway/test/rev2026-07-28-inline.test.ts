@@ -3,8 +3,8 @@ import { rawCall, rawInitialize, useRedis, waitFor } from '@taskgate/test-harnes
 import { defineTool } from '@taskgate/worker';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { rev2026Request, TASKS, untilStatus } from './support/rev2026-07-28.js';
 import { type Stack, useStacks } from './support/stack.js';
-import { stateless, TASKS, untilStatus } from './support/stateless.js';
 
 const withTasks = { capabilities: { extensions: { [TASKS]: {} }, elicitation: {} } };
 const RELATED = 'io.modelcontextprotocol/related-task';
@@ -94,12 +94,12 @@ describe('revision 2026-07-28: inline answers for fast calls', () => {
 
   it('answers a task that ends within the tool wait with its result, and keeps the task', async () => {
     const { url } = await start({ tools: TOOLS });
-    const reply = await stateless(url, 'tools/call', { name: 'quick', arguments: { n: 41 } }, withTasks);
+    const reply = await rev2026Request(url, 'tools/call', { name: 'quick', arguments: { n: 41 } }, withTasks);
     const result = reply.body.result ?? {};
     expect(result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'quick 42' }] });
     expect(result).not.toHaveProperty('taskId');
     const taskId = String((result._meta as Record<string, { taskId: string }>)[RELATED]?.taskId);
-    const task = await stateless(url, 'tasks/get', { taskId }, withTasks);
+    const task = await rev2026Request(url, 'tasks/get', { taskId }, withTasks);
     expect(task.body.result).toMatchObject({
       taskId,
       status: 'completed',
@@ -110,7 +110,7 @@ describe('revision 2026-07-28: inline answers for fast calls', () => {
   it('answers a slower task with the CreateTaskResult, and its result comes later', async () => {
     const { url } = await start({ tools: TOOLS });
     const started = Date.now();
-    const reply = await stateless(url, 'tools/call', { name: 'slow', arguments: { ms: 1500 } }, withTasks);
+    const reply = await rev2026Request(url, 'tools/call', { name: 'slow', arguments: { ms: 1500 } }, withTasks);
     expect(Date.now() - started).toBeLessThan(1500);
     const task = reply.body.result ?? {};
     expect(task).toMatchObject({ resultType: 'task', status: 'working', taskId: expect.any(String) });
@@ -120,13 +120,13 @@ describe('revision 2026-07-28: inline answers for fast calls', () => {
 
   it('answers a tool error and a JSON-RPC error inline as tasks/result would', async () => {
     const { url } = await start({ tools: TOOLS });
-    const failed = await stateless(url, 'tools/call', { name: 'oops', arguments: {} }, withTasks);
+    const failed = await rev2026Request(url, 'tools/call', { name: 'oops', arguments: {} }, withTasks);
     expect(failed.body.result).toMatchObject({
       resultType: 'complete',
       isError: true,
       content: [{ type: 'text', text: 'no luck' }],
     });
-    const crashed = await stateless(url, 'tools/call', { name: 'boom', arguments: {} }, withTasks);
+    const crashed = await rev2026Request(url, 'tools/call', { name: 'boom', arguments: {} }, withTasks);
     expect(crashed.status).toBe(200);
     expect(crashed.body.error).toEqual({ code: -32000, message: 'boom on purpose', data: { hint: 'inline' } });
   });
@@ -134,37 +134,42 @@ describe('revision 2026-07-28: inline answers for fast calls', () => {
   it('answers a task that asks for input with the CreateTaskResult at once (input_required)', async () => {
     const { url } = await start({ tools: TOOLS });
     const started = Date.now();
-    const reply = await stateless(url, 'tools/call', { name: 'ask', arguments: {} }, withTasks);
+    const reply = await rev2026Request(url, 'tools/call', { name: 'ask', arguments: {} }, withTasks);
     expect(Date.now() - started).toBeLessThan(10_000);
     const task = reply.body.result ?? {};
     expect(task).toMatchObject({ resultType: 'task', status: 'input_required' });
     const taskId = String(task.taskId);
     const update = { taskId, inputResponses: { name: { action: 'accept', content: { name: 'Ada' } } } };
-    expect((await stateless(url, 'tasks/update', update, withTasks)).body.error).toBeUndefined();
+    expect((await rev2026Request(url, 'tasks/update', update, withTasks)).body.error).toBeUndefined();
     const done = await untilStatus(url, taskId, ['completed']);
     expect(done.result).toMatchObject({ content: [{ text: 'Hello, Ada!' }] });
   });
 
   it('keeps the default (0) as today and applies TASKGATE_INLINE_WAIT_MS to optional tools only', async () => {
     const today = await start();
-    const before = await stateless(today.url, 'tools/call', { name: 'sleep', arguments: { ms: 1 } }, withTasks);
+    const before = await rev2026Request(today.url, 'tools/call', { name: 'sleep', arguments: { ms: 1 } }, withTasks);
     expect(before.body.result).toMatchObject({ resultType: 'task', status: 'working' });
     const inline = await start({ gateway: { inlineWaitMs: 2000 } });
-    const fast = await stateless(inline.url, 'tools/call', { name: 'sleep', arguments: { ms: 1 } }, withTasks);
+    const fast = await rev2026Request(inline.url, 'tools/call', { name: 'sleep', arguments: { ms: 1 } }, withTasks);
     expect(fast.body.result).toMatchObject({ resultType: 'complete', content: [{ text: 'slept 1 ms' }] });
     // A required tool is always a task; a client without the extension gets a plain call, as today.
-    const report = await stateless(inline.url, 'tools/call', { name: 'report', arguments: { pages: 1 } }, withTasks);
+    const report = await rev2026Request(
+      inline.url,
+      'tools/call',
+      { name: 'report', arguments: { pages: 1 } },
+      withTasks,
+    );
     expect(report.body.result).toMatchObject({ resultType: 'task' });
-    const plain = await stateless(inline.url, 'tools/call', { name: 'sleep', arguments: { ms: 1 } });
+    const plain = await rev2026Request(inline.url, 'tools/call', { name: 'sleep', arguments: { ms: 1 } });
     expect(plain.body.result).toEqual({ content: [{ type: 'text', text: 'slept 1 ms' }], resultType: 'complete' });
     // 2025-11-25 is unchanged: the client asked for a task, it gets one.
     const sessionId = await rawInitialize(inline.url);
-    const legacy = await rawCall(inline.url, sessionId, 'tools/call', {
+    const sessionCall = await rawCall(inline.url, sessionId, 'tools/call', {
       name: 'sleep',
       arguments: { ms: 1 },
       task: {},
     });
-    expect((legacy.json() as { result: Record<string, unknown> }).result).toMatchObject({
+    expect((sessionCall.json() as { result: Record<string, unknown> }).result).toMatchObject({
       task: { status: 'working', taskId: expect.any(String) },
     });
   });
@@ -208,7 +213,7 @@ describe('revision 2026-07-28: inline answers for fast calls', () => {
     await waitFor(async () => (await taskChannels(stack, redis.prefix)).length === 0, 'the subscription to go', 3000);
     expect((await waiters())?.[0]?.value).toBe(0);
     const taskId = String(channels[0]?.split(':ch:task:')[1]);
-    const running = await stateless(stack.url, 'tasks/get', { taskId }, withTasks);
+    const running = await rev2026Request(stack.url, 'tasks/get', { taskId }, withTasks);
     expect(running.body.result).toMatchObject({ taskId, status: 'working' });
   });
 });

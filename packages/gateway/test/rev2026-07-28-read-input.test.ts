@@ -2,8 +2,8 @@ import { connectClient, useRedis } from '@taskgate/test-harness';
 import { ClientCapabilityError, definePrompt } from '@taskgate/worker';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { rev2026Request } from './support/rev2026-07-28.js';
 import { useStacks } from './support/stack.js';
-import { stateless } from './support/stateless.js';
 
 const text = { type: 'object' as const, properties: { value: { type: 'string' as const } } };
 
@@ -44,7 +44,7 @@ describe('revision 2026-07-28: reads that ask for input in rounds', () => {
   it('answers prompts/get input_required, then the prompt once the answer comes with the state', async () => {
     const { url } = await withPrompts();
     const params = { name: 'brief', arguments: { audience: 'ops' } };
-    const first = await stateless(url, 'prompts/get', params, elicits);
+    const first = await rev2026Request(url, 'prompts/get', params, elicits);
     expect(first.status).toBe(200);
     expect(first.body.result).toMatchObject({
       resultType: 'input_required',
@@ -52,7 +52,7 @@ describe('revision 2026-07-28: reads that ask for input in rounds', () => {
     });
     const requestState = first.body.result?.requestState;
     expect(typeof requestState).toBe('string');
-    const second = await stateless(
+    const second = await rev2026Request(
       url,
       'prompts/get',
       { ...params, inputResponses: { topic: accept('Redis') }, requestState },
@@ -63,9 +63,9 @@ describe('revision 2026-07-28: reads that ask for input in rounds', () => {
 
   it('carries earlier answers in the state: each round brings only its new answer', async () => {
     const { url } = await withPrompts();
-    const first = await stateless(url, 'prompts/get', { name: 'interview' }, elicits);
+    const first = await rev2026Request(url, 'prompts/get', { name: 'interview' }, elicits);
     expect(Object.keys(first.body.result?.inputRequests ?? {})).toEqual(['elicit-1']);
-    const second = await stateless(
+    const second = await rev2026Request(
       url,
       'prompts/get',
       {
@@ -79,7 +79,7 @@ describe('revision 2026-07-28: reads that ask for input in rounds', () => {
       resultType: 'input_required',
       inputRequests: { 'elicit-2': { method: 'elicitation/create', params: { message: 'Last name of Ada?' } } },
     });
-    const third = await stateless(
+    const third = await rev2026Request(
       url,
       'prompts/get',
       {
@@ -95,7 +95,7 @@ describe('revision 2026-07-28: reads that ask for input in rounds', () => {
   it('refuses a state that was altered or issued for other params or another request (-32602)', async () => {
     const { url } = await withPrompts();
     const params = { name: 'brief', arguments: { audience: 'ops' } };
-    const state = String((await stateless(url, 'prompts/get', params, elicits)).body.result?.requestState);
+    const state = String((await rev2026Request(url, 'prompts/get', params, elicits)).body.result?.requestState);
     const answers = { topic: accept('Redis') };
     const cases = [
       { ...params, inputResponses: answers, requestState: `${state}x` },
@@ -103,24 +103,29 @@ describe('revision 2026-07-28: reads that ask for input in rounds', () => {
       { name: 'interview', inputResponses: answers, requestState: state },
     ];
     for (const body of cases) {
-      const reply = await stateless(url, 'prompts/get', body, elicits);
+      const reply = await rev2026Request(url, 'prompts/get', body, elicits);
       expect([reply.status, reply.body.error?.code]).toEqual([200, -32602]);
       expect(reply.body.error?.message).toMatch(/^Invalid params: requestState /);
     }
     // The same state on tools/call, for a tool of that name, is no tool round either.
-    const onTool = await stateless(url, 'tools/call', { name: 'brief', arguments: {}, requestState: state }, elicits);
+    const onTool = await rev2026Request(
+      url,
+      'tools/call',
+      { name: 'brief', arguments: {}, requestState: state },
+      elicits,
+    );
     expect(onTool.body.error?.code).toBe(-32602);
   });
 
   it('answers -32602 for answers of the wrong shape, naming the key', async () => {
     const { url } = await withPrompts();
     const params = { name: 'brief', arguments: { audience: 'ops' } };
-    const notObject = await stateless(url, 'prompts/get', { ...params, inputResponses: { topic: 7 } }, elicits);
+    const notObject = await rev2026Request(url, 'prompts/get', { ...params, inputResponses: { topic: 7 } }, elicits);
     expect(notObject.body.error).toMatchObject({
       code: -32602,
       message: 'Invalid params: params.inputResponses["topic"] must be an object',
     });
-    const notResult = await stateless(
+    const notResult = await rev2026Request(
       url,
       'prompts/get',
       { ...params, inputResponses: { topic: { action: 'maybe' } } },
@@ -133,7 +138,7 @@ describe('revision 2026-07-28: reads that ask for input in rounds', () => {
   it('lets the handler answer without input where the client cannot be asked (no capability, 2025-11-25)', async () => {
     const { url } = await withPrompts();
     const params = { name: 'brief', arguments: { audience: 'ops' } };
-    const bare = await stateless(url, 'prompts/get', params, { capabilities: {} });
+    const bare = await rev2026Request(url, 'prompts/get', params, { capabilities: {} });
     expect(bare.body.result).toEqual({ ...message('Brief ops on anything'), resultType: 'complete' });
     const { client } = await connectClient(url, { capabilities: { elicitation: {} } });
     expect(await client.getPrompt(params)).toEqual(message('Brief ops on anything'));

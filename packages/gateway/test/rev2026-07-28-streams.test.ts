@@ -3,15 +3,15 @@ import { TEST_TOOLS } from '@taskgate/test-harness/tools';
 import { defineTool } from '@taskgate/worker';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { rev2026Request, TASKS, untilStatus } from './support/rev2026-07-28.js';
 import { useStacks } from './support/stack.js';
-import { stateless, TASKS, untilStatus } from './support/stateless.js';
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
   'io.modelcontextprotocol/clientCapabilities': {},
 };
 
-/** A raw stateless POST whose answer is read whole: JSON, or the SSE events in order. */
+/** A raw 2026-07-28 POST whose answer is read whole: JSON, or the SSE events in order. */
 async function post(
   url: string,
   method: string,
@@ -129,10 +129,10 @@ describe('revision 2026-07-28: streams, rounds into tasks, headers', () => {
   it('gathers the first input in rounds, then answers CreateTaskResult for a tool with inputBeforeTask', async () => {
     const { url } = await start({ tools: [greetLater] });
     const options = { capabilities: { elicitation: {}, extensions: { [TASKS]: {} } } };
-    const first = await stateless(url, 'tools/call', { name: 'greet_later', arguments: {} }, options);
+    const first = await rev2026Request(url, 'tools/call', { name: 'greet_later', arguments: {} }, options);
     expect(first.body.result).toMatchObject({ resultType: 'input_required', inputRequests: { name: {} } });
     expect(first.body.result).not.toHaveProperty('taskId');
-    const second = await stateless(
+    const second = await rev2026Request(
       url,
       'tools/call',
       {
@@ -151,7 +151,7 @@ describe('revision 2026-07-28: streams, rounds into tasks, headers', () => {
     const deadline = Date.now() + 10_000;
     let got: Record<string, unknown> = {};
     while (got.status !== 'completed' && Date.now() < deadline) {
-      got = (await stateless(url, 'tasks/get', { taskId: task.taskId }, options)).body.result ?? {};
+      got = (await rev2026Request(url, 'tasks/get', { taskId: task.taskId }, options)).body.result ?? {};
     }
     expect(got.result).toMatchObject({ content: [{ text: 'Later, Lin!' }] });
   });
@@ -159,7 +159,7 @@ describe('revision 2026-07-28: streams, rounds into tasks, headers', () => {
   it('checks Mcp-Param headers against the arguments, literal or Base64', async () => {
     const { url } = await start({ tools: [regional] });
     const call = (region: string, header?: string) =>
-      stateless(
+      rev2026Request(
         url,
         'tools/call',
         { name: 'regional', arguments: { region } },
@@ -180,7 +180,7 @@ describe('revision 2026-07-28: streams, rounds into tasks, headers', () => {
 
   it('answers an unknown resource with -32602 here and -32002 on a session; sessions are untouched', async () => {
     const { url } = await start({ tools: TEST_TOOLS });
-    const missing = await stateless(url, 'resources/read', { uri: 'test://nothing' });
+    const missing = await rev2026Request(url, 'resources/read', { uri: 'test://nothing' });
     expect(missing.body.error?.code).toBe(-32602);
     const sessionId = await rawInitialize(url);
     const response = await fetch(url, {
@@ -224,7 +224,12 @@ describe('revision 2026-07-28: streams, rounds into tasks, headers', () => {
   it('sends notifications/tasks for the task ids a client of the tasks extension follows', async () => {
     const { url } = await start({ tools: TEST_TOOLS });
     const capabilities = { extensions: { [TASKS]: {} } };
-    const created = await stateless(url, 'tools/call', { name: 'sleep', arguments: { ms: 1000 } }, { capabilities });
+    const created = await rev2026Request(
+      url,
+      'tools/call',
+      { name: 'sleep', arguments: { ms: 1000 } },
+      { capabilities },
+    );
     const taskId = String(created.body.result?.taskId);
     const listen = await openListen(url, { taskIds: [taskId, 'AAAAunknown'] }, capabilities);
     const [ack] = await listen.until(1);
@@ -249,7 +254,7 @@ describe('revision 2026-07-28: streams, rounds into tasks, headers', () => {
   it('tells a listener that subscribes after the task finished its outcome at once', async () => {
     const { url } = await start({ tools: TEST_TOOLS });
     const capabilities = { extensions: { [TASKS]: {} } };
-    const created = await stateless(url, 'tools/call', { name: 'sleep', arguments: { ms: 0 } }, { capabilities });
+    const created = await rev2026Request(url, 'tools/call', { name: 'sleep', arguments: { ms: 0 } }, { capabilities });
     const taskId = String(created.body.result?.taskId);
     await untilStatus(url, taskId, ['completed'], { capabilities });
     const listen = await openListen(url, { taskIds: [taskId] }, capabilities);
