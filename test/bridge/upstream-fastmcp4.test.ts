@@ -83,7 +83,7 @@ beforeAll(async () => {
   await waitFor(
     async () => {
       const names = (await client.listTools()).tools.map((tool) => tool.name);
-      return names.includes('fm_greet') && names.includes('fm25_greet_legacy') && names.includes('fmh_slow');
+      return names.includes('fm_greet') && names.includes('fm25_greet_rev2025_11_25') && names.includes('fmh_slow');
     },
     'the FastMCP tools',
     60_000,
@@ -132,7 +132,7 @@ describe('bridge servers: FastMCP 4 (Python) over stdio, on 2026-07-28 and pinne
     const names = (await client.listTools()).tools
       .map((tool) => tool.name)
       .filter((name) => name.startsWith('fm_') || name.startsWith('fm25_'));
-    const upstream = ['echo', 'greet', 'greet_legacy', 'revision', 'slow', 'steps'];
+    const upstream = ['echo', 'greet', 'greet_rev2025_11_25', 'revision', 'slow', 'steps'];
     expect(names.sort()).toEqual([...upstream.map((name) => `fm25_${name}`), ...upstream.map((name) => `fm_${name}`)]);
     expect(bridge.output()).toMatch(
       /"server":"fm","upstreamPid":\d+[^\n]*"protocolVersion":"2026-07-28"[^\n]*"upstream up"/,
@@ -230,9 +230,9 @@ describe('bridge servers: FastMCP 4 (Python) over stdio, on 2026-07-28 and pinne
 
   it('protocolVersion 2025-11-25 pins the revision on which ctx.elicit asks; on 2026-07-28 FastMCP refuses it', async () => {
     const client = await connect2026('Lin');
-    const pinned = await client.callTool({ name: 'fm25_greet_legacy', arguments: {} });
+    const pinned = await client.callTool({ name: 'fm25_greet_rev2025_11_25', arguments: {} });
     expect(pinned.content).toEqual([{ type: 'text', text: 'Hello, Lin!' }]);
-    const refused = await client.callTool({ name: 'fm_greet_legacy', arguments: {} });
+    const refused = await client.callTool({ name: 'fm_greet_rev2025_11_25', arguments: {} });
     expect(refused.isError).toBe(true);
     expect(text(refused)).toMatch(/2026-07-28/);
   });

@@ -2,7 +2,7 @@ import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { errorMessage, type Logger, type ResourceInterest, UriTemplate } from '@taskgate/core';
 import type { UpstreamPool } from './upstream-pool.js';
 import type { UpstreamReads } from './upstream-reads.js';
-import { LEGACY_REVISION, type UpstreamClient } from './upstream-session.js';
+import { REV_2025_11_25, type UpstreamClient } from './upstream-session.js';
 
 /** How often the subscriptions of the clients are compared with those held upstream (ms). */
 const SYNC_MS = 1000;
@@ -60,7 +60,7 @@ export class UpstreamSubscriptions {
       const control = this.#options.pool.control;
       if (control !== this.#session) this.#follow(control);
       // 2026-07-28 has no resources/subscribe (its subscriptions/listen is not followed yet).
-      const session = control?.revision === LEGACY_REVISION ? control.legacy : undefined;
+      const session = control?.revision === REV_2025_11_25 ? control.sdkV1 : undefined;
       if (session === undefined || session.getServerCapabilities()?.resources?.subscribe !== true) return;
       const wanted = [...(await this.#options.interest.uris())].filter((uri) => this.#offers(uri));
       const added = wanted.filter((uri) => !this.#held.has(uri));
@@ -99,8 +99,8 @@ export class UpstreamSubscriptions {
   #follow(session: UpstreamClient | undefined): void {
     this.#session = session;
     this.#held.clear();
-    if (session?.revision !== LEGACY_REVISION) return;
-    session.legacy.setNotificationHandler(ResourceUpdatedNotificationSchema, async (notification) => {
+    if (session?.revision !== REV_2025_11_25) return;
+    session.sdkV1.setNotificationHandler(ResourceUpdatedNotificationSchema, async (notification) => {
       const { uri } = notification.params;
       if (!this.#held.has(uri)) return;
       await this.#options

@@ -3,8 +3,8 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { UpstreamCalls } from '@taskgate/core';
 import { TaskAbortedError } from '@taskgate/worker';
 import type { RoutedCall } from './call-routes.js';
-import { answer, type InputRequest } from './modern-call.js';
-import type { RawRequests } from './modern-raw.js';
+import { answer, type InputRequest } from './rev2026-07-28-call.js';
+import type { RawRequests } from './rev2026-07-28-raw.js';
 import type { UpstreamServerConfig } from './server-config.js';
 
 /** Rounds of input one call may ask for before the bridge gives up on it. */
