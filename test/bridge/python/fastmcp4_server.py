@@ -54,12 +54,12 @@ async def steps(count: int, ctx: Context) -> str:
 
 @mcp.tool(task=True)
 async def slow(ms: int, tag: str, ctx: Context) -> str:
-    """Takes ms milliseconds in four steps, reporting progress after each"""
+    """Takes ms milliseconds in four steps, reporting progress (`step i of 4`) after each"""
     note(f"slow started {tag}")
     try:
         for step in range(1, 5):
             await asyncio.sleep(ms / 4000)
-            await ctx.report_progress(step, 4)
+            await ctx.report_progress(step, 4, f"step {step} of 4")
     except asyncio.CancelledError:
         note(f"slow cancelled {tag}")
         raise

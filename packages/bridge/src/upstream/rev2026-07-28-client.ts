@@ -6,6 +6,7 @@ import type { Logger } from '@taskgate/core';
 import { CallRoutes } from './call-routes.js';
 import { tracingFetch } from './rev2025-11-25-client.js';
 import { RawRequests, TASKS_EXTENSION } from './rev2026-07-28-raw.js';
+import { servesListen } from './rev2026-07-28-watch.js';
 import { stdioTransportOptions, type UpstreamServerConfig } from './server-config.js';
 import {
   type ConnectOptions,
@@ -143,6 +144,7 @@ export async function connectRev20260728(
     client: requestsOf(client),
     sdkV2: client,
     tasks: extensions?.[TASKS_EXTENSION] === undefined ? undefined : new RawRequests(transport, info, capabilities),
+    listens: servesListen(discover.capabilities as Record<string, unknown>),
     routes,
     sessionId: undefined,
     pid,

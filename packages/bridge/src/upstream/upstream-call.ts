@@ -140,7 +140,8 @@ async function callOnce(
   try {
     if (session.revision === REV_2026_07_28) {
       const { tasks } = session;
-      if (tasks !== undefined) return await callWithTasks({ ...deps, raw: tasks }, tool, args, call);
+      if (tasks !== undefined)
+        return await callWithTasks({ ...deps, raw: tasks, listens: session.listens }, tool, args, call);
       return (await callRev20260728(session, deps.server, tool, args, call)) as CallToolResult;
     }
     return await session.sdkV1.request(

@@ -57,6 +57,8 @@ export interface Rev20260728Session extends SessionCommon {
   readonly sdkV2: ClientV2;
   /** The tasks extension's requests, when the server offers the extension. */
   readonly tasks: RawRequests | undefined;
+  /** Whether the server serves `subscriptions/listen` (its `server/discover` capabilities say so). */
+  readonly listens: boolean;
 }
 
 /** One MCP client session with an upstream server: a stdio process or a Streamable HTTP session. */
