@@ -121,7 +121,7 @@ describe('bridge servers on 2026-07-28: upstream tasks and resource subscription
   it("follows an upstream task through subscriptions/listen: each stage's statusMessage reaches the client", async () => {
     const client = await connect();
     const from = tgProxy.recorded.length;
-    const { shown, result } = await runWatched(client, 'tg_stages', { count: 3, ms: 800 });
+    const { shown, result } = await runWatched(client, 'tg_stages', { count: 3, ms: 1000 });
     expect(result.content).toEqual([{ type: 'text', text: '3 stages' }]);
     // Stage 3 is the last step before the result; the client may or may not read it in between.
     expect(shown.slice(0, 2)).toEqual(['stage 1 of 3', 'stage 2 of 3']);
@@ -136,7 +136,7 @@ describe('bridge servers on 2026-07-28: upstream tasks and resource subscription
       extensions: { 'io.modelcontextprotocol/tasks': {} },
     });
     expect(call?.params).toMatchObject({ name: 'stages' });
-    // ... instead of polling it: one tasks/get when the stream opened, none for 2.4 s of stages (polling: ≥ 4).
+    // ... instead of polling it: one tasks/get when the stream opened, none for 3 s of stages (polling: ≥ 6).
     const gets = requests(tgProxy.recorded, 'tasks/get', from);
     expect(gets.length).toBeGreaterThanOrEqual(1);
     expect(gets.length).toBeLessThanOrEqual(2);
@@ -145,13 +145,53 @@ describe('bridge servers on 2026-07-28: upstream tasks and resource subscription
     );
   });
 
+  it('cancelling a task followed through subscriptions/listen cancels the upstream task and ends the stream', async () => {
+    const client = await connect();
+    const from = tgProxy.recorded.length;
+    const created = await client.request(
+      { method: 'tools/call', params: { name: 'tg_stages', arguments: { count: 10, ms: 1000 }, task: {} } },
+      CreateTaskResultSchema,
+    );
+    const record = `${pods.keys.task(created.task.taskId)}:upstream`;
+    let upstreamTaskId = '';
+    await waitFor(
+      async () => {
+        upstreamTaskId = (await pods.redis.hget(record, 'upstreamTaskId')) ?? '';
+        return upstreamTaskId !== '' && requests(tgProxy.recorded, 'subscriptions/listen', from).length > 0;
+      },
+      'the upstream task, listened to',
+      30_000,
+    );
+    await client.experimental.tasks.cancelTask(created.task.taskId);
+    const status = () => upstream.redis.hget(upstream.keys.task(upstreamTaskId), 'status');
+    await waitFor(async () => (await status()) === 'cancelled', 'the upstream task cancelled', 15_000);
+    const [listen] = requests(tgProxy.recorded, 'subscriptions/listen', from);
+    await waitFor(
+      () =>
+        requests(tgProxy.recorded, 'notifications/cancelled', from).some(
+          (message) => (message.params as { requestId?: unknown }).requestId === listen?.id,
+        ),
+      'the listen stream ended',
+    );
+    expect((await client.experimental.tasks.getTask(created.task.taskId)).status).toBe('cancelled');
+    expect(requests(tgProxy.recorded, 'tasks/cancel', from).map((message) => message.params)).toEqual([
+      expect.objectContaining({ taskId: upstreamTaskId }),
+    ]);
+    // The HTTP session the call used closes right after: the bridge lives on, and serves the next call.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(() => process.kill(bridge.pid, 0)).not.toThrow();
+    expect(await client.callTool({ name: 'tg_post', arguments: { text: 'after the cancel' } })).toMatchObject({
+      content: [{ type: 'text', text: 'posted' }],
+    });
+  });
+
   it('falls back to polling tasks/get where the server serves no subscriptions/listen; its statusMessage arrives', async () => {
     const client = await connect();
     const from = fmProxy.recorded.length;
     // FastMCP shows a task's last progress message in tasks/get and asks to be polled every 5 s (pollIntervalMs),
-    // which the bridge does: a step every 3 s, polls at 0, 5, 10 and 15 s.
-    const { shown, result } = await runWatched(client, 'fmh_slow', { ms: 12_000, tag: 'polled' });
-    expect(result.content).toEqual([{ type: 'text', text: 'slept 12000 ms (polled)' }]);
+    // which the bridge does: a step every 4 s, polls 5 s apart, so at least two of them see different steps.
+    const { shown, result } = await runWatched(client, 'fmh_slow', { ms: 16_000, tag: 'polled' });
+    expect(result.content).toEqual([{ type: 'text', text: 'slept 16000 ms (polled)' }]);
     expect(shown.length).toBeGreaterThanOrEqual(2);
     expect(shown.every((message) => /^step [1-4] of 4$/.test(message))).toBe(true);
     expect(requests(fmProxy.recorded, 'subscriptions/listen', from)).toEqual([]);

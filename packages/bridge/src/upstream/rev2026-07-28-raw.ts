@@ -96,7 +96,14 @@ export class RawRequests {
         { once: true },
       );
     });
-    await this.#transport.send({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } } as never);
+    // The connection may close while the request is still being sent: the answer's rejection is taken below.
+    answer.catch(() => {});
+    try {
+      await this.#transport.send({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } } as never);
+    } catch (error) {
+      this.#pending.delete(id);
+      throw error;
+    }
     return await answer;
   }
 
@@ -108,9 +115,16 @@ export class RawRequests {
   /**
    * Opens a `subscriptions/listen` stream with `filter` (the tasks extension declared, so `taskIds` may be
    * honoured); resolves with what the server acknowledged. Each notification of the stream goes to `notified`,
-   * not to the SDK. Rejects when the server refuses the request or does not acknowledge it in `timeoutMs`.
+   * not to the SDK. Rejects when the server refuses the request, does not acknowledge it in `timeoutMs`, or
+   * `signal` aborts first.
    */
-  async listen(filter: Json, notified: (method: string, params: Json) => void, timeoutMs: number): Promise<RawListen> {
+  async listen(
+    filter: Json,
+    notified: (method: string, params: Json) => void,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<RawListen> {
+    signal?.throwIfAborted();
     this.#next += 1;
     const id = `taskgate-listen-${this.#next}`;
     const abort = new AbortController();
@@ -144,6 +158,15 @@ export class RawRequests {
         void close();
       }, timeoutMs);
     });
+    const aborted = (): void => {
+      this.#listens.get(id)?.end(signal?.reason);
+      void this.notify('notifications/cancelled', { requestId: id }).catch(() => {});
+    };
+    signal?.addEventListener('abort', aborted, { once: true });
+    void honoured.then(
+      () => signal?.removeEventListener('abort', aborted),
+      () => signal?.removeEventListener('abort', aborted),
+    );
     const end = (error?: unknown) => this.#listens.get(id)?.end(error);
     const meta = this.#envelope;
     const request = {

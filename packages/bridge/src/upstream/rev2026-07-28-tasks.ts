@@ -12,6 +12,8 @@ import type { UpstreamServerConfig } from './server-config.js';
 const MAX_INPUT_ROUNDS = 50;
 /** How often a task is polled when the upstream names no interval (ms). */
 const POLL_MS = 500;
+/** How long a cancelled call waits for the upstream's answer to `tasks/cancel` before its session may close (ms). */
+const CANCEL_WAIT_MS = 5_000;
 /** How long a listened task may say nothing before it is read with `tasks/get` all the same (ms). */
 const CHECK_MS = 30_000;
 /** How long the upstream task of a taskgate task is remembered beyond the call's own limit (ms). */
@@ -41,6 +43,8 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
     );
   });
 
+const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
+
 /** A result as the task's: without the 2026-07-28 `resultType` discriminator. */
 function complete(result: Json): CallToolResult {
   const { resultType: _type, ...rest } = result;
@@ -62,7 +66,7 @@ const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 /** A listen stream of the task, when the server serves one and honours the task; else the task is polled. */
 async function watchOf(deps: TaskCallDeps, call: RoutedCall, taskId: string): Promise<TaskWatch | undefined> {
   if (!deps.listens) return undefined;
-  const watch = await TaskWatch.open(deps.raw, taskId).catch((error: unknown) => {
+  const watch = await TaskWatch.open(deps.raw, taskId, call.ctx.signal).catch((error: unknown) => {
     call.ctx.logger.debug({ server: deps.server.name, err: errorMessage(error) }, 'upstream task not listened to');
     return undefined;
   });
@@ -81,10 +85,11 @@ async function watchOf(deps: TaskCallDeps, call: RoutedCall, taskId: string): Pr
 async function follow(deps: TaskCallDeps, call: RoutedCall, taskId: string): Promise<CallToolResult> {
   const { ctx } = call;
   const answered = new Set<string>();
+  let cancelling: Promise<unknown> | undefined;
   const onAbort = (): void => {
     const kind = ctx.signal.reason instanceof TaskAbortedError ? ctx.signal.reason.kind : undefined;
     if (kind === 'shutdown' || kind === 'lock-lost') return;
-    deps.raw.request('tasks/cancel', { taskId }).catch(() => {});
+    cancelling = deps.raw.request('tasks/cancel', { taskId }).catch(() => {});
   };
   ctx.signal.addEventListener('abort', onAbort, { once: true });
   const watch = await watchOf(deps, call, taskId);
@@ -136,6 +141,8 @@ async function follow(deps: TaskCallDeps, call: RoutedCall, taskId: string): Pro
   } finally {
     ctx.signal.removeEventListener('abort', onAbort);
     await watch?.close().catch(() => {});
+    // The session may close once the call returns: the upstream hears the cancel first (or it gives up).
+    if (cancelling !== undefined) await Promise.race([cancelling, delay(CANCEL_WAIT_MS)]);
   }
 }
 

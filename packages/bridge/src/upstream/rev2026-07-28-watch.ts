@@ -31,7 +31,7 @@ export class TaskWatch {
   #wake: (() => void) | undefined;
 
   /** A watch of `taskId`, or undefined when the server's acknowledgement leaves the task out. */
-  static async open(raw: RawRequests, taskId: string): Promise<TaskWatch | undefined> {
+  static async open(raw: RawRequests, taskId: string, signal: AbortSignal): Promise<TaskWatch | undefined> {
     const watch = new TaskWatch();
     const listen = await raw.listen(
       { taskIds: [taskId] },
@@ -39,6 +39,7 @@ export class TaskWatch {
         if (method === 'notifications/tasks' && params.taskId === taskId) watch.#push(params);
       },
       ACK_TIMEOUT_MS,
+      signal,
     );
     const honoured = listen.honoured.taskIds;
     if (!Array.isArray(honoured) || !honoured.includes(taskId)) {
