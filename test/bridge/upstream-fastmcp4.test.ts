@@ -1,6 +1,4 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import type { ChildProcess } from 'node:child_process';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
@@ -9,9 +7,10 @@ import {
   ElicitRequestSchema,
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
-import { type ForkedProcess, freePort, killOnExit } from '@taskgate/test-harness';
+import { type ForkedProcess, freePort } from '@taskgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Pods, startPods } from '../gateway/fixtures/processes.js';
+import { ensureFastmcp4Python, FASTMCP4_SCRIPT, startFastmcp4Http } from './fastmcp4-support.js';
 import { forkBridge, removeConfigs, waitFor, writeConfig } from './support.js';
 import { sdkClient, upstreamPids } from './upstream-support.js';
 
@@ -20,8 +19,6 @@ import { sdkClient, upstreamPids } from './upstream-support.js';
 // bridge reaches it twice: `fm` with `protocolVersion: auto` (it offers 2026-07-28, so the bridge is a 2026
 // client) and `fm25` pinned to 2025-11-25, the revision on which FastMCP 4's `ctx.elicit` asks for input.
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const SCRIPT = fileURLToPath(new URL('./python/fastmcp4_server.py', import.meta.url));
 let pods: Pods;
 let bridge: ForkedProcess;
 let configPath: string;
@@ -29,41 +26,11 @@ let configPath: string;
 let http: { proc: ChildProcess; output: () => string } | undefined;
 const clients: { close(): Promise<void> }[] = [];
 
-/** The pinned venv's python; installs FastMCP 4 and fastmcp-tasks (once, cached) when missing. */
-async function ensurePython(): Promise<string> {
-  const script = 'source scripts/lib/tools.sh && ensure_fastmcp4_venv && echo "$TASKGATE_TOOLS_DIR/fastmcp4-venv"';
-  const { stdout } = await promisify(execFile)('bash', ['-c', script], { cwd: root });
-  return `${stdout.trim().split('\n').at(-1)}/bin/python`;
-}
-
-/** The server script over HTTP on `port`, started from the venv's python (its pid is the server's). */
-async function startHttp(python: string, port: number): Promise<{ proc: ChildProcess; output: () => string }> {
-  const proc = spawn(python, [SCRIPT], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  killOnExit(proc);
-  let output = '';
-  proc.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  proc.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const listening = async () =>
-    fetch(`http://127.0.0.1:${port}/mcp`).then(
-      () => true,
-      () => false,
-    );
-  await waitFor(listening, 'the FastMCP HTTP server to listen', 60_000);
-  return { proc, output: () => output };
-}
-
 beforeAll(async () => {
-  const python = await ensurePython();
-  const stdio = { command: python, args: [SCRIPT] };
+  const python = await ensureFastmcp4Python();
+  const stdio = { command: python, args: [FASTMCP4_SCRIPT] };
   const port = await freePort();
-  http = await startHttp(python, port);
+  http = await startFastmcp4Http(python, port);
   configPath = writeConfig({
     servers: [
       { name: 'fm', stdio },
@@ -83,7 +50,7 @@ beforeAll(async () => {
   await waitFor(
     async () => {
       const names = (await client.listTools()).tools.map((tool) => tool.name);
-      return names.includes('fm_greet') && names.includes('fm25_greet_legacy') && names.includes('fmh_slow');
+      return names.includes('fm_greet') && names.includes('fm25_greet_rev2025_11_25') && names.includes('fmh_slow');
     },
     'the FastMCP tools',
     60_000,
@@ -132,7 +99,7 @@ describe('bridge servers: FastMCP 4 (Python) over stdio, on 2026-07-28 and pinne
     const names = (await client.listTools()).tools
       .map((tool) => tool.name)
       .filter((name) => name.startsWith('fm_') || name.startsWith('fm25_'));
-    const upstream = ['echo', 'greet', 'greet_legacy', 'revision', 'slow', 'steps'];
+    const upstream = ['echo', 'greet', 'greet_rev2025_11_25', 'revision', 'slow', 'steps'];
     expect(names.sort()).toEqual([...upstream.map((name) => `fm25_${name}`), ...upstream.map((name) => `fm_${name}`)]);
     expect(bridge.output()).toMatch(
       /"server":"fm","upstreamPid":\d+[^\n]*"protocolVersion":"2026-07-28"[^\n]*"upstream up"/,
@@ -230,9 +197,9 @@ describe('bridge servers: FastMCP 4 (Python) over stdio, on 2026-07-28 and pinne
 
   it('protocolVersion 2025-11-25 pins the revision on which ctx.elicit asks; on 2026-07-28 FastMCP refuses it', async () => {
     const client = await connect2026('Lin');
-    const pinned = await client.callTool({ name: 'fm25_greet_legacy', arguments: {} });
+    const pinned = await client.callTool({ name: 'fm25_greet_rev2025_11_25', arguments: {} });
     expect(pinned.content).toEqual([{ type: 'text', text: 'Hello, Lin!' }]);
-    const refused = await client.callTool({ name: 'fm_greet_legacy', arguments: {} });
+    const refused = await client.callTool({ name: 'fm_greet_rev2025_11_25', arguments: {} });
     expect(refused.isError).toBe(true);
     expect(text(refused)).toMatch(/2026-07-28/);
   });

@@ -4,8 +4,8 @@
 `count` progress steps; `slow` takes `ms` milliseconds and runs as a task when the client opts in (the tasks
 extension, on Docket: FASTMCP_DOCKET_URL, in memory by default);
 `greet` asks the user's name the 2026-07-28 way (it returns an InputRequiredResult and reads the answer from
-`ctx.input_responses` when called again); `greet_legacy` asks it with `ctx.elicit`, which FastMCP 4 allows on
-2025-11-25 connections only. `slow` writes when it starts, ends and is cancelled to stderr, which the bridge logs.
+`ctx.input_responses` when called again); `greet_rev2025_11_25` asks it with `ctx.elicit`, which FastMCP 4
+allows on 2025-11-25 connections only. `slow` writes when it starts, ends and is cancelled to stderr, which the bridge logs.
 With PORT set it serves Streamable HTTP on 127.0.0.1:PORT at /mcp instead.
 """
 
@@ -54,12 +54,12 @@ async def steps(count: int, ctx: Context) -> str:
 
 @mcp.tool(task=True)
 async def slow(ms: int, tag: str, ctx: Context) -> str:
-    """Takes ms milliseconds in four steps, reporting progress after each"""
+    """Takes ms milliseconds in four steps, reporting progress (`step i of 4`) after each"""
     note(f"slow started {tag}")
     try:
         for step in range(1, 5):
             await asyncio.sleep(ms / 4000)
-            await ctx.report_progress(step, 4)
+            await ctx.report_progress(step, 4, f"step {step} of 4")
     except asyncio.CancelledError:
         note(f"slow cancelled {tag}")
         raise
@@ -84,7 +84,7 @@ def greet(ctx: Context) -> str | mcp_types.InputRequiredResult:
 
 
 @mcp.tool
-async def greet_legacy(ctx: Context) -> str:
+async def greet_rev2025_11_25(ctx: Context) -> str:
     """Asks the user's name with an elicitation request, then greets them"""
     answer = await ctx.elicit("What is your name?", Name)
     if answer.action != "accept":

@@ -1,7 +1,7 @@
-import { connectModern } from './modern-client.js';
+import { connectRev20251125 } from './rev2025-11-25-client.js';
+import { connectRev20260728 } from './rev2026-07-28-client.js';
 import type { UpstreamServerConfig } from './server-config.js';
-import { connectLegacy } from './upstream-client.js';
-import { type ConnectOptions, LEGACY_REVISION, type UpstreamClient } from './upstream-session.js';
+import { type ConnectOptions, REV_2025_11_25, type UpstreamClient } from './upstream-session.js';
 
 /**
  * A session with `server` on the revision its config asks for: `2025-11-25` with the SDK v1 client; `2026-07-28`
@@ -9,11 +9,11 @@ import { type ConnectOptions, LEGACY_REVISION, type UpstreamClient } from './ups
  * the server speaks 2025-11-25 only.
  */
 export async function connectUpstream(server: UpstreamServerConfig, options: ConnectOptions): Promise<UpstreamClient> {
-  const legacy =
-    server.protocolVersion === LEGACY_REVISION || options.sessionId !== undefined || options.verdict?.kind === 'legacy';
-  if (!legacy) {
-    const modern = await connectModern(server, options);
-    if (modern !== undefined) return modern;
+  const only20251125 =
+    server.protocolVersion === REV_2025_11_25 || options.sessionId !== undefined || options.verdict?.kind === 'legacy';
+  if (!only20251125) {
+    const session = await connectRev20260728(server, options);
+    if (session !== undefined) return session;
   }
-  return await connectLegacy(server, options);
+  return await connectRev20251125(server, options);
 }

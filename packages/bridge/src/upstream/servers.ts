@@ -16,7 +16,7 @@ import { listAllTools, upstreamRunsTasks, upstreamToolDefinitions } from './upst
 import { UpstreamMetrics } from './upstream-metrics.js';
 import { UpstreamPool } from './upstream-pool.js';
 import { listAllReads, upstreamReadDefinitions } from './upstream-reads.js';
-import { LEGACY_REVISION } from './upstream-session.js';
+import { REV_2025_11_25 } from './upstream-session.js';
 import { UpstreamSubscriptions } from './upstream-subscriptions.js';
 
 /** How long the last tool list of a server is kept for a bridge that starts while it is down (ms). */
@@ -90,7 +90,7 @@ export function createUpstreamServers(options: UpstreamServersOptions): Upstream
       // 2025-11-25: the tools the server runs as tasks; 2026-07-28: every tool of a server of the tasks extension
       // (it decides per call), so that a bridge that takes a call over after a crash follows its upstream task.
       const asTask = (tool: UpstreamTool): boolean =>
-        control.revision === LEGACY_REVISION ? upstreamRunsTasks(control.legacy, tool) : control.tasks !== undefined;
+        control.revision === REV_2025_11_25 ? upstreamRunsTasks(control.sdkV1, tool) : control.tasks !== undefined;
       // The snapshot says the same in the tools' own terms, for a bridge that starts before the server is up.
       const snapshot = tools.map((tool) => (asTask(tool) ? { ...tool, execution: { taskSupport: 'optional' } } : tool));
       await snapshots.save(server.name, snapshot, SNAPSHOT_TTL_MS);

@@ -10,12 +10,12 @@ import { errorMessage, inSpan, SpanKind, type UpstreamCalls } from '@taskgate/co
 import { ProtocolError, type CallToolResult as TaskResult } from '@taskgate/protocol';
 import { TaskAbortedError, type ToolContext } from '@taskgate/worker';
 import { type RoutedCall, routedCall } from './call-routes.js';
-import { callModern } from './modern-call.js';
-import { callWithTasks } from './modern-tasks.js';
+import { callRev20260728 } from './rev2026-07-28-call.js';
+import { callWithTasks } from './rev2026-07-28-tasks.js';
 import type { UpstreamServerConfig } from './server-config.js';
 import type { UpstreamCallEnd, UpstreamMetrics } from './upstream-metrics.js';
 import { type Lease, type UpstreamPool, UpstreamUnavailableError } from './upstream-pool.js';
-import { MODERN_REVISION } from './upstream-session.js';
+import { REV_2026_07_28 } from './upstream-session.js';
 
 /** How long a call waits for a server that is (re)starting before it fails (ms). */
 const UNAVAILABLE_WAIT_MS = 5000;
@@ -138,12 +138,13 @@ async function callOnce(
   const call = routedCall(ctx);
   const off = session.routes.add(call);
   try {
-    if (session.revision === MODERN_REVISION) {
+    if (session.revision === REV_2026_07_28) {
       const { tasks } = session;
-      if (tasks !== undefined) return await callWithTasks({ ...deps, raw: tasks }, tool, args, call);
-      return (await callModern(session, deps.server, tool, args, call)) as CallToolResult;
+      if (tasks !== undefined)
+        return await callWithTasks({ ...deps, raw: tasks, listens: session.listens }, tool, args, call);
+      return (await callRev20260728(session, deps.server, tool, args, call)) as CallToolResult;
     }
-    return await session.legacy.request(
+    return await session.sdkV1.request(
       { method: 'tools/call', params: callParams(tool, args, call) },
       CallToolResultSchema,
       requestOptions(deps, ctx),
@@ -176,7 +177,7 @@ async function followTask(
   }
   const lease: Lease = await deps.pool.acquire(UNAVAILABLE_WAIT_MS, resumed ? stored.sessionId : undefined);
   const session = lease.session;
-  if (session.revision === MODERN_REVISION) {
+  if (session.revision === REV_2026_07_28) {
     // Tools published from the last listing before the server was reached; it now speaks 2026-07-28.
     await lease.release();
     return await callOnce(deps, tool, args, ctx);
@@ -189,7 +190,7 @@ async function followTask(
       call.upstreamTaskId = stored.upstreamTaskId;
       ctx.logger.info({ server: server.name }, 'following the upstream task after a restart');
     } else {
-      const created = await session.legacy.request(
+      const created = await session.sdkV1.request(
         { method: 'tools/call', params: { ...callParams(tool, args, call), task: { ttl: server.timeoutMs } } },
         CreateTaskResultSchema,
         requestOptions(deps, ctx),
@@ -211,11 +212,11 @@ async function followTask(
         keep = true;
         return;
       }
-      session.legacy.experimental.tasks.cancelTask(taskId).catch(() => {});
+      session.sdkV1.experimental.tasks.cancelTask(taskId).catch(() => {});
     };
     ctx.signal.addEventListener('abort', onAbort, { once: true });
     try {
-      const result = await session.legacy.experimental.tasks.getTaskResult(taskId, CallToolResultSchema, {
+      const result = await session.sdkV1.experimental.tasks.getTaskResult(taskId, CallToolResultSchema, {
         signal: ctx.signal,
         timeout: server.timeoutMs,
       });

@@ -16,7 +16,7 @@ import {
   type ResourceReturn,
 } from '@taskgate/worker';
 import { z } from 'zod';
-import { asV1Error } from './modern-call.js';
+import { asV1Error } from './rev2026-07-28-call.js';
 import type { UpstreamServerConfig } from './server-config.js';
 import type { UpstreamPool } from './upstream-pool.js';
 import type { UpstreamRequests } from './upstream-session.js';

@@ -2,10 +2,10 @@ import type { Client as ClientV2, DiscoverResult } from '@modelcontextprotocol/c
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Logger } from '@taskgate/core';
 import type { CallRoutes } from './call-routes.js';
-import type { RawRequests } from './modern-raw.js';
+import type { RawRequests } from './rev2026-07-28-raw.js';
 
-export const LEGACY_REVISION = '2025-11-25';
-export const MODERN_REVISION = '2026-07-28';
+export const REV_2025_11_25 = '2025-11-25';
+export const REV_2026_07_28 = '2026-07-28';
 
 /**
  * What a session answers the same way on every revision: the catalog (tools, resources, prompts), reads,
@@ -24,7 +24,10 @@ export type UpstreamRequests = Pick<
   | 'close'
 >;
 
-/** Which revision a server spoke when it was first reached: later sessions (restarts, HTTP calls) skip the probe. */
+/**
+ * Which revision a server spoke when it was first reached: later sessions (restarts, HTTP calls) skip the probe.
+ * The kinds are the SDK v2's own (`connect({ prior })`): `legacy` is 2025-11-25, `modern` is 2026-07-28.
+ */
 export type Verdict = { readonly kind: 'legacy' } | { readonly kind: 'modern'; readonly discover: DiscoverResult };
 
 interface SessionCommon {
@@ -43,21 +46,23 @@ interface SessionCommon {
 }
 
 /** A 2025-11-25 session: the SDK v1 client (calls, upstream tasks, subscriptions). */
-export interface LegacySession extends SessionCommon {
-  readonly revision: typeof LEGACY_REVISION;
-  readonly legacy: Client;
+export interface Rev20251125Session extends SessionCommon {
+  readonly revision: typeof REV_2025_11_25;
+  readonly sdkV1: Client;
 }
 
 /** A 2026-07-28 session: the SDK v2 client, input asked in `input_required` results. */
-export interface ModernSession extends SessionCommon {
-  readonly revision: typeof MODERN_REVISION;
-  readonly modern: ClientV2;
+export interface Rev20260728Session extends SessionCommon {
+  readonly revision: typeof REV_2026_07_28;
+  readonly sdkV2: ClientV2;
   /** The tasks extension's requests, when the server offers the extension. */
   readonly tasks: RawRequests | undefined;
+  /** Whether the server serves `subscriptions/listen` (its `server/discover` capabilities say so). */
+  readonly listens: boolean;
 }
 
 /** One MCP client session with an upstream server: a stdio process or a Streamable HTTP session. */
-export type UpstreamClient = LegacySession | ModernSession;
+export type UpstreamClient = Rev20251125Session | Rev20260728Session;
 
 export interface ConnectOptions {
   readonly logger: Logger;

@@ -2,10 +2,20 @@ import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { errorMessage, type Logger, type ResourceInterest, UriTemplate } from '@taskgate/core';
 import type { UpstreamPool } from './upstream-pool.js';
 import type { UpstreamReads } from './upstream-reads.js';
-import { LEGACY_REVISION, type UpstreamClient } from './upstream-session.js';
+import {
+  REV_2025_11_25,
+  type Rev20251125Session,
+  type Rev20260728Session,
+  type UpstreamClient,
+} from './upstream-session.js';
 
 /** How often the subscriptions of the clients are compared with those held upstream (ms). */
 const SYNC_MS = 1000;
+/** How long a 2026-07-28 server may take to acknowledge a listen stream (ms). */
+const ACK_TIMEOUT_MS = 10_000;
+
+/** An open 2026-07-28 `subscriptions/listen` stream of the SDK v2 client. */
+type ListenStream = Awaited<ReturnType<Rev20260728Session['sdkV2']['listen']>>;
 
 export interface UpstreamSubscriptionsOptions {
   readonly name: string;
@@ -18,7 +28,8 @@ export interface UpstreamSubscriptionsOptions {
 
 /**
  * The upstream's side of `resources/subscribe`: while some client session is subscribed to a resource the server
- * publishes, the bridge is subscribed to it upstream (on the session it lists with) and relays the server's
+ * publishes, the bridge is subscribed to it upstream (on the session it lists with: `resources/subscribe` on
+ * 2025-11-25, a `subscriptions/listen` stream on 2026-07-28) and relays the server's
  * `notifications/resources/updated` to the gateways; once nobody is, it unsubscribes. A new upstream session
  * (a restarted process) is subscribed again.
  */
@@ -28,6 +39,9 @@ export class UpstreamSubscriptions {
   #uris = new Set<string>();
   #templates: UriTemplate[] = [];
   #session: UpstreamClient | undefined;
+  /** 2026-07-28: the listen stream that holds the subscriptions, and the URIs it asked for. */
+  #stream: ListenStream | undefined;
+  #asked: string[] = [];
   #timer: NodeJS.Timeout | undefined;
   #syncing = false;
 
@@ -58,23 +72,21 @@ export class UpstreamSubscriptions {
     this.#syncing = true;
     try {
       const control = this.#options.pool.control;
-      if (control !== this.#session) this.#follow(control);
-      // 2026-07-28 has no resources/subscribe (its subscriptions/listen is not followed yet).
-      const session = control?.revision === LEGACY_REVISION ? control.legacy : undefined;
-      if (session === undefined || session.getServerCapabilities()?.resources?.subscribe !== true) return;
-      const wanted = [...(await this.#options.interest.uris())].filter((uri) => this.#offers(uri));
-      const added = wanted.filter((uri) => !this.#held.has(uri));
-      const dropped = [...this.#held].filter((uri) => !wanted.includes(uri));
-      for (const uri of added) {
-        await session.subscribeResource({ uri });
-        this.#held.add(uri);
-      }
-      for (const uri of dropped) {
-        this.#held.delete(uri);
-        await session.unsubscribeResource({ uri });
-      }
+      if (control !== this.#session) await this.#follow(control);
+      if (control === undefined) return;
+      const subscribes =
+        control.revision === REV_2025_11_25
+          ? control.sdkV1.getServerCapabilities()?.resources?.subscribe === true
+          : control.listens;
+      if (!subscribes) return;
+      const wanted = [...(await this.#options.interest.uris())].filter((uri) => this.#offers(uri)).sort();
+      const before = this.#held.size;
+      const changed =
+        control.revision === REV_2025_11_25
+          ? await this.#subscribe(control.sdkV1, wanted)
+          : await this.#listen(control.sdkV2, wanted);
       // Counts only: a URI may say more than an operator's log should.
-      if (added.length + dropped.length > 0) {
+      if (changed || this.#held.size !== before) {
         this.#options.logger.info(
           { server: this.#options.name, held: this.#held.size },
           'upstream resource subscriptions updated',
@@ -93,22 +105,82 @@ export class UpstreamSubscriptions {
   /** Stops following the clients' subscriptions (the server's process stops with the bridge). */
   close(): void {
     clearInterval(this.#timer);
+    void this.#stream?.close().catch(() => {});
+  }
+
+  /** 2025-11-25: `resources/subscribe` and `resources/unsubscribe` of what changed. */
+  async #subscribe(session: Rev20251125Session['sdkV1'], wanted: readonly string[]): Promise<boolean> {
+    const added = wanted.filter((uri) => !this.#held.has(uri));
+    const dropped = [...this.#held].filter((uri) => !wanted.includes(uri));
+    for (const uri of added) {
+      await session.subscribeResource({ uri });
+      this.#held.add(uri);
+    }
+    for (const uri of dropped) {
+      this.#held.delete(uri);
+      await session.unsubscribeResource({ uri });
+    }
+    return added.length + dropped.length > 0;
+  }
+
+  /**
+   * 2026-07-28: one `subscriptions/listen` stream with the wanted URIs as its `resourceSubscriptions`; when they
+   * change, a stream with the new ones opens before the old one closes, so no update falls between them. A
+   * stream the server ended is opened again.
+   */
+  async #listen(client: Rev20260728Session['sdkV2'], wanted: readonly string[]): Promise<boolean> {
+    if (this.#stream !== undefined && wanted.join('\n') === this.#asked.join('\n')) return false;
+    const old = this.#stream;
+    this.#stream = undefined;
+    this.#asked = [...wanted];
+    try {
+      if (wanted.length > 0) {
+        const stream = await client.listen({ resourceSubscriptions: [...wanted] }, { timeout: ACK_TIMEOUT_MS });
+        this.#stream = stream;
+        this.#held.clear();
+        for (const uri of stream.honoredFilter.resourceSubscriptions ?? []) this.#held.add(uri);
+        void stream.closed.then((cause) => {
+          if (this.#stream !== stream) return;
+          this.#stream = undefined;
+          this.#options.logger.info({ server: this.#options.name, cause }, 'upstream listen stream ended');
+        });
+      } else {
+        this.#held.clear();
+      }
+    } catch (error) {
+      this.#held.clear();
+      throw error;
+    } finally {
+      await old?.close().catch(() => {});
+    }
+    return old !== undefined || wanted.length > 0;
   }
 
   /** A new upstream session holds none of the subscriptions yet; its updates are relayed from now on. */
-  #follow(session: UpstreamClient | undefined): void {
+  async #follow(session: UpstreamClient | undefined): Promise<void> {
     this.#session = session;
     this.#held.clear();
-    if (session?.revision !== LEGACY_REVISION) return;
-    session.legacy.setNotificationHandler(ResourceUpdatedNotificationSchema, async (notification) => {
-      const { uri } = notification.params;
+    const old = this.#stream;
+    this.#stream = undefined;
+    this.#asked = [];
+    await old?.close().catch(() => {});
+    const relay = async (uri: string): Promise<void> => {
       if (!this.#held.has(uri)) return;
       await this.#options
         .announce(uri)
         .catch((error: unknown) =>
           this.#options.logger.warn({ server: this.#options.name, err: errorMessage(error) }, 'update not relayed'),
         );
-    });
+    };
+    if (session?.revision === REV_2025_11_25) {
+      session.sdkV1.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) =>
+        relay(notification.params.uri),
+      );
+    } else if (session !== undefined) {
+      session.sdkV2.setNotificationHandler('notifications/resources/updated', (notification) =>
+        relay(notification.params.uri),
+      );
+    }
   }
 
   #offers(uri: string): boolean {

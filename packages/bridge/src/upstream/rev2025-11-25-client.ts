@@ -21,7 +21,7 @@ import { CallRoutes, type RoutedCall } from './call-routes.js';
 import { answerRequest, CLIENT_TASKS_CAPABILITY, withoutTask } from './client-task-requests.js';
 import { ClientTaskStore } from './client-task-store.js';
 import { stdioTransportOptions, type UpstreamServerConfig } from './server-config.js';
-import { type ConnectOptions, LEGACY_REVISION, type LegacySession } from './upstream-session.js';
+import { type ConnectOptions, REV_2025_11_25, type Rev20251125Session } from './upstream-session.js';
 
 /** `_meta` without the upstream's related-task key: the task the client sees is taskgate's, not the upstream's. */
 function withoutRelatedTask<P extends object>(params: P): P {
@@ -75,7 +75,10 @@ function logStderr(stream: Readable | null, server: string, logger: Logger): voi
  * elicitation, sampling and roots, and answers them by asking taskgate's client through the call's context;
  * elicitation and sampling also as client tasks (CLT-1), kept for this connection only.
  */
-export async function connectLegacy(server: UpstreamServerConfig, options: ConnectOptions): Promise<LegacySession> {
+export async function connectRev20251125(
+  server: UpstreamServerConfig,
+  options: ConnectOptions,
+): Promise<Rev20251125Session> {
   const { logger } = options;
   const routes = new CallRoutes();
   const tasks = new ClientTaskStore();
@@ -141,9 +144,9 @@ export async function connectLegacy(server: UpstreamServerConfig, options: Conne
   };
   client.onerror = (error) => logger.debug({ server: server.name, err: error.message }, 'upstream transport error');
   const common = {
-    revision: LEGACY_REVISION,
+    revision: REV_2025_11_25,
     client,
-    legacy: client,
+    sdkV1: client,
     routes,
     closed,
     verdict: { kind: 'legacy' },
@@ -166,7 +169,7 @@ export async function connectLegacy(server: UpstreamServerConfig, options: Conne
     fetch: tracingFetch,
     ...(options.sessionId !== undefined && { sessionId: options.sessionId }),
   });
-  if (options.sessionId !== undefined) transport.setProtocolVersion(LEGACY_REVISION);
+  if (options.sessionId !== undefined) transport.setProtocolVersion(REV_2025_11_25);
   await client.connect(transport);
   const close = async (): Promise<void> => {
     await transport.terminateSession().catch(() => {});

@@ -4,10 +4,16 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { Logger } from '@taskgate/core';
 import { CallRoutes } from './call-routes.js';
-import { RawRequests, TASKS_EXTENSION } from './modern-raw.js';
+import { tracingFetch } from './rev2025-11-25-client.js';
+import { RawRequests, TASKS_EXTENSION } from './rev2026-07-28-raw.js';
+import { servesListen } from './rev2026-07-28-watch.js';
 import { stdioTransportOptions, type UpstreamServerConfig } from './server-config.js';
-import { tracingFetch } from './upstream-client.js';
-import { type ConnectOptions, MODERN_REVISION, type ModernSession, type UpstreamRequests } from './upstream-session.js';
+import {
+  type ConnectOptions,
+  REV_2026_07_28,
+  type Rev20260728Session,
+  type UpstreamRequests,
+} from './upstream-session.js';
 
 /**
  * How long `server/discover` may take (ms). On stdio it includes the server's start (a Python server under load
@@ -58,12 +64,12 @@ function heldStderr(stream: Readable | null, server: string, logger: Logger) {
  * A 2026-07-28 session with `server` through the SDK v2 client, or undefined when `protocolVersion` is `auto`
  * and the server speaks 2025-11-25 only (the probe's session is closed again). The client handles no request
  * of the server: on 2026-07-28 an upstream asks for input in `input_required` results, answered per call
- * (modern-call.ts). Progress and log messages reach the call they name, as on 2025-11-25.
+ * (rev2026-07-28-call.ts). Progress and log messages reach the call they name, as on 2025-11-25.
  */
-export async function connectModern(
+export async function connectRev20260728(
   server: UpstreamServerConfig,
   options: ConnectOptions,
-): Promise<ModernSession | undefined> {
+): Promise<Rev20260728Session | undefined> {
   const { logger, verdict } = options;
   const routes = new CallRoutes();
   const onToolsChanged = options.onToolsChanged;
@@ -73,7 +79,7 @@ export async function connectModern(
   const client = new Client(info, {
     capabilities,
     versionNegotiation: {
-      mode: server.protocolVersion === MODERN_REVISION ? { pin: MODERN_REVISION } : 'auto',
+      mode: server.protocolVersion === REV_2026_07_28 ? { pin: REV_2026_07_28 } : 'auto',
       probe: { timeoutMs: server.stdio !== undefined ? PROBE_TIMEOUT_MS.stdio : PROBE_TIMEOUT_MS.http },
     },
     inputRequired: { autoFulfill: false },
@@ -134,10 +140,11 @@ export async function connectModern(
   stderr?.keep();
   const extensions = (discover.capabilities as { extensions?: Record<string, unknown> }).extensions;
   return {
-    revision: MODERN_REVISION,
+    revision: REV_2026_07_28,
     client: requestsOf(client),
-    modern: client,
+    sdkV2: client,
     tasks: extensions?.[TASKS_EXTENSION] === undefined ? undefined : new RawRequests(transport, info, capabilities),
+    listens: servesListen(discover.capabilities as Record<string, unknown>),
     routes,
     sessionId: undefined,
     pid,

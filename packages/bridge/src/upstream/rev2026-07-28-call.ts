@@ -8,7 +8,7 @@ import {
 import { ErrorCode, McpError, type Tool as UpstreamTool } from '@modelcontextprotocol/sdk/types.js';
 import type { RoutedCall } from './call-routes.js';
 import type { UpstreamServerConfig } from './server-config.js';
-import type { ModernSession } from './upstream-session.js';
+import type { Rev20260728Session } from './upstream-session.js';
 
 /** Rounds of input one call may ask for before the bridge gives up on it (a loop, not a conversation). */
 const MAX_INPUT_ROUNDS = 50;
@@ -54,8 +54,8 @@ export async function answer(call: RoutedCall, key: string, request: InputReques
  * again with the `inputResponses` and the upstream's `requestState`, until the upstream returns its result.
  * Aborting the task's signal sends the upstream `notifications/cancelled` (the SDK does).
  */
-export async function callModern(
-  session: ModernSession,
+export async function callRev20260728(
+  session: Rev20260728Session,
   server: UpstreamServerConfig,
   tool: UpstreamTool,
   args: Record<string, unknown>,
@@ -66,7 +66,7 @@ export async function callModern(
   let params: Record<string, unknown> = base;
   try {
     for (let round = 0; round <= MAX_INPUT_ROUNDS; round += 1) {
-      const result = await session.modern.request(
+      const result = await session.sdkV2.request(
         { method: 'tools/call', params: params as typeof base },
         {
           signal: ctx.signal,

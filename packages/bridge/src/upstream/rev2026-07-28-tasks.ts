@@ -1,16 +1,21 @@
 import type { CallToolResult, Tool as UpstreamTool } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { UpstreamCalls } from '@taskgate/core';
+import { errorMessage, type UpstreamCalls } from '@taskgate/core';
 import { TaskAbortedError } from '@taskgate/worker';
 import type { RoutedCall } from './call-routes.js';
-import { answer, type InputRequest } from './modern-call.js';
-import type { RawRequests } from './modern-raw.js';
+import { answer, type InputRequest } from './rev2026-07-28-call.js';
+import type { RawRequests } from './rev2026-07-28-raw.js';
+import { TaskWatch } from './rev2026-07-28-watch.js';
 import type { UpstreamServerConfig } from './server-config.js';
 
 /** Rounds of input one call may ask for before the bridge gives up on it. */
 const MAX_INPUT_ROUNDS = 50;
 /** How often a task is polled when the upstream names no interval (ms). */
 const POLL_MS = 500;
+/** How long a cancelled call waits for the upstream's answer to `tasks/cancel` before its session may close (ms). */
+const CANCEL_WAIT_MS = 5_000;
+/** How long a listened task may say nothing before it is read with `tasks/get` all the same (ms). */
+const CHECK_MS = 30_000;
 /** How long the upstream task of a taskgate task is remembered beyond the call's own limit (ms). */
 const RECORD_SLACK_MS = 3_600_000;
 
@@ -20,6 +25,8 @@ export interface TaskCallDeps {
   readonly server: UpstreamServerConfig;
   readonly calls: UpstreamCalls;
   readonly raw: RawRequests;
+  /** Whether the server serves `subscriptions/listen` (its `server/discover` says so). */
+  readonly listens: boolean;
 }
 
 const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
@@ -36,6 +43,8 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
     );
   });
 
+const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
+
 /** A result as the task's: without the 2026-07-28 `resultType` discriminator. */
 function complete(result: Json): CallToolResult {
   const { resultType: _type, ...rest } = result;
@@ -51,23 +60,57 @@ async function answers(call: RoutedCall, requests: Json, answered: Set<string>):
   );
 }
 
+/** The states after which an upstream task changes no more. */
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+
+/** A listen stream of the task, when the server serves one and honours the task; else the task is polled. */
+async function watchOf(deps: TaskCallDeps, call: RoutedCall, taskId: string): Promise<TaskWatch | undefined> {
+  if (!deps.listens) return undefined;
+  const watch = await TaskWatch.open(deps.raw, taskId, call.ctx.signal).catch((error: unknown) => {
+    call.ctx.logger.debug({ server: deps.server.name, err: errorMessage(error) }, 'upstream task not listened to');
+    return undefined;
+  });
+  if (watch === undefined) call.ctx.logger.debug({ server: deps.server.name }, 'upstream task polled');
+  return watch;
+}
+
 /**
- * Follows an upstream task (tasks extension) to its end with `tasks/get`: its `inputRequests` are asked of
- * taskgate's client and answered with `tasks/update`; cancelling the taskgate task sends `tasks/cancel`, except
- * when the bridge stops (the bridge that takes the job over follows the same task).
+ * Follows an upstream task (tasks extension) to its end: through its `notifications/tasks` on a
+ * `subscriptions/listen` stream where the server offers one (with a `tasks/get` first, when the stream says
+ * nothing for a while, and once it ended), else by polling `tasks/get`. Its `statusMessage` becomes the taskgate
+ * task's; its `inputRequests` are asked of taskgate's client and answered with `tasks/update`; cancelling the
+ * taskgate task sends `tasks/cancel`, except when the bridge stops (the bridge that takes the job over follows
+ * the same task).
  */
 async function follow(deps: TaskCallDeps, call: RoutedCall, taskId: string): Promise<CallToolResult> {
   const { ctx } = call;
   const answered = new Set<string>();
+  let cancelling: Promise<unknown> | undefined;
   const onAbort = (): void => {
     const kind = ctx.signal.reason instanceof TaskAbortedError ? ctx.signal.reason.kind : undefined;
     if (kind === 'shutdown' || kind === 'lock-lost') return;
-    deps.raw.request('tasks/cancel', { taskId }).catch(() => {});
+    cancelling = deps.raw.request('tasks/cancel', { taskId }).catch(() => {});
   };
   ctx.signal.addEventListener('abort', onAbort, { once: true });
+  const watch = await watchOf(deps, call, taskId);
+  let shown: string | undefined;
+  let fetch = true;
   try {
     for (;;) {
-      const task = await deps.raw.request('tasks/get', { taskId }, ctx.signal);
+      const listened = fetch || watch === undefined || watch.ended ? undefined : await watch.next(CHECK_MS, ctx.signal);
+      // A finished state without its outcome (a stream may leave it out) is read with tasks/get.
+      const outcome = listened !== undefined && ('result' in listened || 'error' in listened);
+      const whole = listened !== undefined && (outcome || !['completed', 'failed'].includes(String(listened.status)));
+      const task = whole ? listened : await deps.raw.request('tasks/get', { taskId }, ctx.signal);
+      fetch = false;
+      if (
+        typeof task.statusMessage === 'string' &&
+        task.statusMessage !== shown &&
+        !TERMINAL.has(String(task.status))
+      ) {
+        shown = task.statusMessage;
+        await ctx.setStatusMessage(shown);
+      }
       switch (task.status) {
         case 'completed':
           return complete((task.result ?? {}) as Json);
@@ -91,10 +134,15 @@ async function follow(deps: TaskCallDeps, call: RoutedCall, taskId: string): Pro
           break;
         }
       }
-      await sleep(typeof task.pollIntervalMs === 'number' ? task.pollIntervalMs : POLL_MS, ctx.signal);
+      if (watch === undefined || watch.ended) {
+        await sleep(typeof task.pollIntervalMs === 'number' ? task.pollIntervalMs : POLL_MS, ctx.signal);
+      }
     }
   } finally {
     ctx.signal.removeEventListener('abort', onAbort);
+    await watch?.close().catch(() => {});
+    // The session may close once the call returns: the upstream hears the cancel first (or it gives up).
+    if (cancelling !== undefined) await Promise.race([cancelling, delay(CANCEL_WAIT_MS)]);
   }
 }
 
