@@ -74,6 +74,14 @@ describe('the task model and the linearizability checker', () => {
     expect(verdict(ops).verdict).toBe('linearizable');
   });
 
+  it('accepts two concurrent cancels when the later one is refused naming cancelled', () => {
+    const refused: Op = { ...cancel(13, 30, 'ok', 'cancelled'), process: 'e', refused: true };
+    const ops = [create, cancel(12, 20, 'ok', 'cancelled'), refused, get(31, 35, 'cancelled')];
+    expect(verdict(ops).verdict).toBe('linearizable');
+    const bothApplied = [create, cancel(12, 20, 'ok', 'cancelled'), { ...refused, refused: false }];
+    expect(verdict(bothApplied).verdict).toBe('not linearizable');
+  });
+
   it('refuses a terminal status that changes: completed, then cancelled', () => {
     const ops = [create, get(12, 20, 'completed'), cancel(21, 25, 'ok', 'cancelled'), get(30, 35, 'cancelled')];
     const { verdict: seen, history } = verdict(ops);

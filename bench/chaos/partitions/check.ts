@@ -5,14 +5,24 @@
  * run more often than its policy allows (executions counted from the workers' logs, by the faults the task lived
  * through).
  */
+import type { Replication } from './config.js';
 import type { FaultKind, FaultWindow } from './faults.js';
 import type { Op, OpKind } from './history.js';
 import { checkLinearizable } from './linearizability.js';
 import { type AnomalyKind, anomaliesOf, splitByTask, taskModel } from './task-model.js';
 import { ALLOWED_EXECUTIONS } from './tools.js';
 
+/**
+ * How an anomalous task counts: `violation` (a promise broken: fails the run), `not promised` (asynchronous
+ * replication; or with WAIT, a status change rolled back by a failover onto a replica that had not received it
+ * yet — only the create is replicated before its answer), `known` (acknowledged although its gateway logged that
+ * its job could not be queued: the WAIT acknowledgement of `methods/enqueue.ts`, fixed on its own).
+ */
+export type AnomalyClass = 'violation' | 'not promised' | 'known';
+
 export interface TaskAnomaly {
   readonly taskId: string;
+  readonly class: AnomalyClass;
   readonly tool: string | undefined;
   readonly kinds: AnomalyKind[];
   /** The faults under way while the task lived (from its create to its last operation). */
@@ -30,14 +40,19 @@ export interface PartitionChecked {
   /** Non-linearizable tasks by anomaly kind (a task may show several). */
   readonly anomalies: Record<string, number>;
   readonly anomalous: TaskAnomaly[];
-  /** Acknowledged, then unknown to the final read. */
+  /** Anomalous tasks by class. */
+  readonly classes: Record<AnomalyClass, number>;
+  /** Acknowledged, then unknown to the final read (known ones apart). */
   readonly lost: number;
+  readonly lostKnown: number;
   /** Not terminal at the final read. */
   readonly stuck: number;
   readonly finalStatuses: Record<string, number>;
   /** Tasks that ran more often than their tool's policy allows, and the most runs of one task per tool. */
   readonly overRun: number;
   readonly overRunIds: string[];
+  /** Of those, the tasks that lived through a failover (their finish may have been rolled back). */
+  readonly overRunFailover: number;
   readonly maxRuns: Record<string, number>;
   /** Tasks that ran more than once, by the fault kinds they lived through. */
   readonly reruns: Record<string, number>;
@@ -58,6 +73,8 @@ export function checkPartitionHistory(
   ops: readonly Op[],
   executions: ReadonlyMap<string, number>,
   windows: readonly FaultWindow[],
+  replication: Replication,
+  unqueued: ReadonlySet<string>,
 ): PartitionChecked {
   const byKind: PartitionChecked['byKind'] = {};
   const duringFaults: PartitionChecked['duringFaults'] = {};
@@ -77,12 +94,21 @@ export function checkPartitionHistory(
       else mine.push(op);
     }
   }
-  const faultsOf = (taskId: string): FaultKind[] => {
+  const windowsOf = (taskId: string): FaultWindow[] => {
     const mine = opsOf.get(taskId) ?? [];
     const from = Math.min(...mine.map((op) => op.invoke));
     const to = Math.max(...mine.filter((op) => op.kind !== 'final').map((op) => op.complete));
-    return [...new Set(windows.filter((w) => w.from <= to && w.settled >= from).map((w) => w.kind))];
+    return windows.filter((w) => w.from <= to && w.settled >= from);
   };
+  const faultsOf = (taskId: string): FaultKind[] => [...new Set(windowsOf(taskId).map((w) => w.kind))];
+  const failedOver = (taskId: string): boolean => windowsOf(taskId).some((w) => w.failover === true);
+  const classOf = (taskId: string, kinds: readonly AnomalyKind[]): AnomalyClass => {
+    if (unqueued.has(taskId)) return 'known';
+    if (replication === 'async') return 'not promised';
+    const rolledBack = kinds.every((kind) => kind === 'went backwards' || kind === 'terminal changed');
+    return rolledBack && failedOver(taskId) ? 'not promised' : 'violation';
+  };
+  const classes: Record<AnomalyClass, number> = { violation: 0, 'not promised': 0, known: 0 };
   let linearizable = 0;
   let undecided = 0;
   const anomalies: Record<string, number> = {};
@@ -93,8 +119,11 @@ export function checkPartitionHistory(
     else if (verdict === 'not linearizable') {
       const kinds = anomaliesOf(history);
       for (const kind of kinds) anomalies[kind] = (anomalies[kind] ?? 0) + 1;
+      const cls = classOf(history.taskId, kinds);
+      classes[cls] += 1;
       anomalous.push({
         taskId: history.taskId,
+        class: cls,
         tool: history.tool,
         kinds,
         faults: faultsOf(history.taskId),
@@ -104,22 +133,28 @@ export function checkPartitionHistory(
   }
   const finalStatuses: Record<string, number> = {};
   let lost = 0;
+  let lostKnown = 0;
   let stuck = 0;
   for (const op of ops) {
     if (op.kind !== 'final') continue;
     const status = op.outcome === 'ok' ? (op.status ?? 'unreadable') : 'unreadable';
     finalStatuses[status] = (finalStatuses[status] ?? 0) + 1;
-    if (status === 'unknown') lost += 1;
+    if (status === 'unknown' && unqueued.has(op.taskId as string)) lostKnown += 1;
+    else if (status === 'unknown') lost += 1;
     else if (!TERMINAL.has(status)) stuck += 1;
   }
   const overRunIds: string[] = [];
+  let overRunFailover = 0;
   const maxRuns: Record<string, number> = {};
   const reruns: Record<string, number> = {};
   for (const history of histories) {
     const runs = executions.get(history.taskId) ?? 0;
     const tool = history.tool ?? '?';
     maxRuns[tool] = Math.max(maxRuns[tool] ?? 0, runs);
-    if (runs > (ALLOWED_EXECUTIONS[tool] ?? 1)) overRunIds.push(history.taskId);
+    if (runs > (ALLOWED_EXECUTIONS[tool] ?? 1)) {
+      overRunIds.push(history.taskId);
+      if (failedOver(history.taskId)) overRunFailover += 1;
+    }
     if (runs > 1) {
       const during = faultsOf(history.taskId);
       for (const kind of during.length === 0 ? ['no fault'] : during) reruns[kind] = (reruns[kind] ?? 0) + 1;
@@ -134,11 +169,14 @@ export function checkPartitionHistory(
     undecided,
     anomalies,
     anomalous,
+    classes,
     lost,
+    lostKnown,
     stuck,
     finalStatuses,
     overRun: overRunIds.length,
     overRunIds,
+    overRunFailover,
     maxRuns,
     reruns,
     duringFaults,

@@ -156,7 +156,7 @@ function readOf(
   kind: OpKind,
   response: Message | undefined,
   http: number,
-): Pick<Op, 'outcome' | 'status' | 'text' | 'error'> {
+): Pick<Op, 'outcome' | 'status' | 'text' | 'error' | 'refused'> {
   const sent = { answer: { status: http, complete: true }, response };
   const result = response?.result;
   const error = response?.error;
@@ -173,7 +173,7 @@ function readOf(
   if (error !== undefined && error.code === -32602) {
     if (/not found/i.test(error.message)) return { outcome: 'ok', status: 'unknown' as SeenStatus };
     const terminal = statusOf(/terminal status '(\w+)'/.exec(error.message)?.[1]);
-    if (kind === 'cancel' && terminal !== undefined) return { outcome: 'ok', status: terminal };
+    if (kind === 'cancel' && terminal !== undefined) return { outcome: 'ok', status: terminal, refused: true };
   }
   const ended = statusOf((error?.data as { status?: unknown } | undefined)?.status);
   if (kind === 'result' && http === 200 && ended !== undefined) return { outcome: 'ok', status: ended };

@@ -26,6 +26,17 @@ export const FAULT_KINDS = [
   'slow primary',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
+/** The quick run's first round: a partition each way, a replication cut, a failover, a pause and a kill of each side. */
+const QUICK_FIRST: readonly FaultKind[] = [
+  'gateway isolated from Redis',
+  'Redis to gateway one way',
+  'replication link cut',
+  'replication cut, primary killed, failover',
+  'pause worker',
+  'pause gateway',
+  'kill worker',
+  'lossy Redis link',
+];
 
 /** One fault: when it began, was healed and the deployment was whole again (ms on the history's clock). */
 export interface FaultWindow {
@@ -36,6 +47,8 @@ export interface FaultWindow {
   settled: number;
   /** The deployment was not whole again within the bound (the run goes on). */
   unsettled?: boolean;
+  /** Another Redis was the primary after it (the Sentinels promoted the replica). */
+  failover?: boolean;
 }
 
 const pick = <T>(items: readonly T[], random: () => number): T => items[Math.floor(random() * items.length)] as T;
@@ -57,6 +70,7 @@ function signal(member: Member, name: 'SIGSTOP' | 'SIGCONT' | 'SIGKILL'): void {
 export async function runPartitionFaults(
   cluster: PartitionCluster,
   seed: number,
+  quick: boolean,
   until: number,
   now: () => number,
   say: (text: string) => void,
@@ -66,15 +80,15 @@ export async function runPartitionFaults(
   const { net } = cluster;
   const stores = [...cluster.redis, ...cluster.sentinels].map((member) => member.node);
   const hold = (min: number, spread: number): Promise<void> => sleep(min + Math.floor(random() * spread));
-  let order: FaultKind[] = [];
+  const shuffled = (kinds: readonly FaultKind[]): FaultKind[] =>
+    kinds
+      .map((kind) => ({ kind, key: random() }))
+      .sort((a, b) => a.key - b.key)
+      .map((e) => e.kind);
+  // Every kind once per round, in a seeded order (the quick run's first round: QUICK_FIRST).
+  let order = shuffled(quick ? QUICK_FIRST : FAULT_KINDS);
   while (Date.now() < until) {
-    if (order.length === 0) {
-      // Every kind once per round, in a seeded order.
-      order = [...FAULT_KINDS]
-        .map((kind) => ({ kind, key: random() }))
-        .sort((a, b) => a.key - b.key)
-        .map((e) => e.kind);
-    }
+    if (order.length === 0) order = shuffled(FAULT_KINDS);
     const kind = order.shift() as FaultKind;
     const primary = (await cluster.primary()) ?? (cluster.redis[0] as Member);
     const replica = cluster.redis.find((member) => member !== primary) as Member;
@@ -184,6 +198,7 @@ export async function runPartitionFaults(
     window.to = now();
     const whole = await cluster.settled(25_000);
     window.settled = now();
+    if ((await cluster.primary()) !== primary) window.failover = true;
     if (!whole) {
       window.unsettled = true;
       say(`  ${(window.settled / 1000).toFixed(1)} s not whole again 25 s after ${kind}`);

@@ -26,6 +26,8 @@ export interface Op {
   readonly expect?: string;
   /** get, final, cancel (its answer, or the status a refusal names), result (the terminal status). */
   readonly status?: SeenStatus;
+  /** cancel: refused (-32602) because the task was terminal already; `status` is the one the refusal names. */
+  readonly refused?: boolean;
   /** result of a completed task: its text. */
   readonly text?: string;
   /** list: the tasks of the page and their statuses. */

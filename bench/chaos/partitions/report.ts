@@ -39,11 +39,18 @@ export function renderPartitionTables(checked: PartitionChecked, windows: readon
         `${checked.linearizable} / **${checked.notLinearizable}** / ${checked.undecided}`,
       ],
       ['anomalies (tasks, by kind)', list(checked.anomalies)],
-      ['**lost** (acknowledged, then unknown at the end)', `**${checked.lost}**`],
+      [
+        'anomalous tasks: **violations** / not promised / known',
+        `**${checked.classes.violation}** / ${checked.classes['not promised']} / ${checked.classes.known}`,
+      ],
+      ['**lost** (acknowledged, then unknown at the end)', `**${checked.lost}** (+ ${checked.lostKnown} known)`],
       ['**stuck** (not terminal at the end)', `**${checked.stuck}**`],
       ['final statuses', list(checked.finalStatuses)],
       ['most runs of one task (policy)', runs || '–'],
-      ['tasks run more often than the policy allows', `**${checked.overRun}**`],
+      [
+        'tasks run more often than the policy allows',
+        `**${checked.overRun - checked.overRunFailover}** (+ ${checked.overRunFailover} across a failover)`,
+      ],
       ['tasks run more than once, by fault lived through', list(checked.reruns)],
       ['faults (one at a time, each healed)', `${windows.length}: ${list(faults)}`],
       ['faults after which the deployment was not whole within 25 s', String(unsettled)],
@@ -69,10 +76,12 @@ export function partitionProblems(checked: PartitionChecked, replication: Replic
   if (checked.undecided > 0) problems.push(`${checked.undecided} task histories undecided (search budget spent)`);
   if (replication === 'async') return problems;
   if (checked.lost > 0) problems.push(`${checked.lost} acknowledged tasks lost`);
-  if (checked.notLinearizable > 0) {
-    const ids = checked.anomalous.slice(0, 10).map((task) => `${task.taskId} (${task.kinds.join(', ')})`);
-    problems.push(`${checked.notLinearizable} task histories not linearizable: ${ids.join('; ')}`);
+  const violations = checked.anomalous.filter((task) => task.class === 'violation');
+  if (checked.classes.violation > 0) {
+    const ids = violations.slice(0, 10).map((task) => `${task.taskId} (${task.kinds.join(', ')})`);
+    problems.push(`${checked.classes.violation} task histories not linearizable: ${ids.join('; ')}`);
   }
-  if (checked.overRun > 0) problems.push(`${checked.overRun} tasks ran more often than their tool's policy allows`);
+  const overRun = checked.overRun - checked.overRunFailover;
+  if (overRun > 0) problems.push(`${overRun} tasks ran more often than their tool's policy allows`);
   return problems;
 }

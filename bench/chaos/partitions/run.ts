@@ -100,6 +100,19 @@ async function readBack(cluster: PartitionCluster, history: HistoryWriter, ops: 
   history.flush();
 }
 
+/** Task ids whose gateway logged that enqueuing their job failed (and which it answered anyway: a known bug). */
+function unqueuedTasks(gatewayLogs: readonly string[]): Set<string> {
+  const ids = new Set<string>();
+  for (const file of gatewayLogs) {
+    for (const line of readFileSync(file, 'utf8').split('\n')) {
+      if (!line.includes('enqueuing a tool job failed')) continue;
+      const id = /"taskId":"([^"]+)"/.exec(line)?.[1];
+      if (id !== undefined) ids.add(id);
+    }
+  }
+  return ids;
+}
+
 async function run(config: PartitionConfig, processes: ProcessSet, net: RunNetwork): Promise<number> {
   const started = Date.now();
   const loadAtStart = loadavg()[0] ?? 0;
@@ -121,7 +134,7 @@ async function run(config: PartitionConfig, processes: ProcessSet, net: RunNetwo
   });
   await sleep(config.warmupMs);
   say(`partitions: faults for ${config.faultsMs / 1000} s, one at a time`);
-  const windows = await runPartitionFaults(cluster, config.seed, faultsUntil, () => history.now(), say);
+  const windows = await runPartitionFaults(cluster, config.seed, config.quick, faultsUntil, () => history.now(), say);
   await clients;
   net.healAll();
   say(`partitions: faults over; tasks settle (at most ${config.graceMs / 1000} s), then every one is read back`);
@@ -130,7 +143,14 @@ async function run(config: PartitionConfig, processes: ProcessSet, net: RunNetwo
   await readBack(cluster, history, parseHistory(readFileSync(config.history, 'utf8')), Date.now() + config.graceMs);
   const ops = parseHistory(readFileSync(config.history, 'utf8'));
   const workerLogs = cluster.logFiles().filter((file) => /\/w\d+\.\d+\.log$/.test(file));
-  const checked = checkPartitionHistory(ops, executionsByTask(workerLogs), windows);
+  const gatewayLogs = cluster.logFiles().filter((file) => /\/g\d+\.\d+\.log$/.test(file));
+  const checked = checkPartitionHistory(
+    ops,
+    executionsByTask(workerLogs),
+    windows,
+    config.replication,
+    unqueuedTasks(gatewayLogs),
+  );
   const tables = renderPartitionTables(checked, windows);
   const problems = partitionProblems(checked, config.replication);
   const command = `bash scripts/chaos ${process.argv.slice(2).join(' ')}`.trim();
@@ -157,6 +177,11 @@ async function run(config: PartitionConfig, processes: ProcessSet, net: RunNetwo
   if (problems.length > 0) {
     say(`partitions: FAILED:\n  ${problems.join('\n  ')}`);
     return 1;
+  }
+  if (checked.classes.known > 0) {
+    say(
+      `partitions: KNOWN ANOMALY: ${checked.classes.known} tasks acknowledged although their gateway logged that their job could not be queued (the WAIT acknowledgement of methods/enqueue.ts), ${checked.lostKnown} of them unknown at the end`,
+    );
   }
   if (config.replication === 'async' && checked.notLinearizable + checked.lost > 0) {
     say(

@@ -92,7 +92,10 @@ function inputOf(op: Op, taskId: string): TaskInput | undefined {
     case 'cancel':
       if (op.outcome === 'info') return { kind: 'cancel', ambiguous: true };
       if (op.outcome !== 'ok' || op.status === undefined) return undefined;
-      return op.status === 'cancelled' ? { kind: 'cancel', ambiguous: false } : { kind: 'read', status: op.status };
+      // A refused cancel names the terminal status it found: a read.
+      return op.status === 'cancelled' && op.refused !== true
+        ? { kind: 'cancel', ambiguous: false }
+        : { kind: 'read', status: op.status };
     case 'result':
       if (op.outcome !== 'ok' || op.status === undefined) return undefined;
       if (op.status === 'completed' && op.text !== undefined) return { kind: 'result', text: op.text };
