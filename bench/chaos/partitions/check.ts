@@ -54,7 +54,8 @@ export interface PartitionChecked {
   /** Of those, the tasks that lived through a failover (their finish may have been rolled back). */
   readonly overRunFailover: number;
   readonly maxRuns: Record<string, number>;
-  /** Tasks that ran more than once, by the fault kinds they lived through. */
+  /** Tasks that ran more than once, in all and by the fault kinds they lived through. */
+  readonly rerun: number;
   readonly reruns: Record<string, number>;
   /** What the clients saw while each kind of fault was on: operations ok / refused / ambiguous. */
   readonly duringFaults: Record<string, { ok: number; fail: number; info: number }>;
@@ -145,6 +146,7 @@ export function checkPartitionHistory(
   }
   const overRunIds: string[] = [];
   let overRunFailover = 0;
+  let rerun = 0;
   const maxRuns: Record<string, number> = {};
   const reruns: Record<string, number> = {};
   for (const history of histories) {
@@ -156,6 +158,7 @@ export function checkPartitionHistory(
       if (failedOver(history.taskId)) overRunFailover += 1;
     }
     if (runs > 1) {
+      rerun += 1;
       const during = faultsOf(history.taskId);
       for (const kind of during.length === 0 ? ['no fault'] : during) reruns[kind] = (reruns[kind] ?? 0) + 1;
     }
@@ -178,6 +181,7 @@ export function checkPartitionHistory(
     overRunIds,
     overRunFailover,
     maxRuns,
+    rerun,
     reruns,
     duringFaults,
   };

@@ -25,7 +25,7 @@ export interface PartitionConfig {
 }
 
 export const PARTITIONS_USAGE = `Usage: bash scripts/chaos --partitions [--quick] [options]
-  --quick               under 3 minutes: every kind of fault once
+  --quick               under 3 minutes: 8 kinds of fault first (cuts, one-way loss, failover, pauses, a kill)
   --seed S              seed of the fault schedule and the operation mix (default 1)
   --replication R       wait (TASKGATE_REDIS_WAIT_REPLICAS=1, default) or async
   --gateways N          gateways, each in its own namespace (default 2)

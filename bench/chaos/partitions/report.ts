@@ -51,7 +51,7 @@ export function renderPartitionTables(checked: PartitionChecked, windows: readon
         'tasks run more often than the policy allows',
         `**${checked.overRun - checked.overRunFailover}** (+ ${checked.overRunFailover} across a failover)`,
       ],
-      ['tasks run more than once, by fault lived through', list(checked.reruns)],
+      ['tasks run more than once, by fault lived through', `${checked.rerun}: ${list(checked.reruns)}`],
       ['faults (one at a time, each healed)', `${windows.length}: ${list(faults)}`],
       ['faults after which the deployment was not whole within 25 s', String(unsettled)],
     ],
