@@ -62,7 +62,7 @@ export async function runClients(plan: ClientPlan): Promise<void> {
     const principal = index % plan.tokens.length;
     const auth = { Authorization: `Bearer ${plan.tokens[principal]}` };
     const pool = pools[principal] as Pool;
-    const process = `lane-${index}`;
+    const laneName = `lane-${index}`;
     let session: string | undefined;
     let rpc = 1;
     const post = (sessionId: string | undefined, method: string, params: Record<string, unknown>, ms: number) => {
@@ -128,7 +128,7 @@ export async function runClients(plan: ClientPlan): Promise<void> {
         op = { kind, taskId, ...readOf(kind, sent.response, sent.answer.status) };
       }
       if (sent.answer.status === 404 && sent.response?.error === undefined) session = undefined;
-      plan.history.record({ ...op, process, gateway, invoke, complete: plan.history.now() } as Op);
+      plan.history.record({ ...op, process: laneName, gateway, invoke, complete: plan.history.now() } as Op);
       if (op.outcome !== 'ok') await sleep(50 + Math.floor(random() * 150));
     }
   };
