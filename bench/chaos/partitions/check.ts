@@ -45,8 +45,9 @@ export interface PartitionChecked {
   /** Acknowledged, then unknown to the final read (known ones apart). */
   readonly lost: number;
   readonly lostKnown: number;
-  /** Not terminal at the final read. */
+  /** Not terminal at the final read (known ones apart: a task whose job was never queued stays working). */
   readonly stuck: number;
+  readonly stuckKnown: number;
   readonly finalStatuses: Record<string, number>;
   /** Tasks that ran more often than their tool's policy allows, and the most runs of one task per tool. */
   readonly overRun: number;
@@ -136,12 +137,14 @@ export function checkPartitionHistory(
   let lost = 0;
   let lostKnown = 0;
   let stuck = 0;
+  let stuckKnown = 0;
   for (const op of ops) {
     if (op.kind !== 'final') continue;
     const status = op.outcome === 'ok' ? (op.status ?? 'unreadable') : 'unreadable';
     finalStatuses[status] = (finalStatuses[status] ?? 0) + 1;
     if (status === 'unknown' && unqueued.has(op.taskId as string)) lostKnown += 1;
     else if (status === 'unknown') lost += 1;
+    else if (!TERMINAL.has(status) && unqueued.has(op.taskId as string)) stuckKnown += 1;
     else if (!TERMINAL.has(status)) stuck += 1;
   }
   const overRunIds: string[] = [];
@@ -176,6 +179,7 @@ export function checkPartitionHistory(
     lost,
     lostKnown,
     stuck,
+    stuckKnown,
     finalStatuses,
     overRun: overRunIds.length,
     overRunIds,

@@ -44,7 +44,7 @@ export function renderPartitionTables(checked: PartitionChecked, windows: readon
         `**${checked.classes.violation}** / ${checked.classes['not promised']} / ${checked.classes.known}`,
       ],
       ['**lost** (acknowledged, then unknown at the end)', `**${checked.lost}** (+ ${checked.lostKnown} known)`],
-      ['**stuck** (not terminal at the end)', `**${checked.stuck}**`],
+      ['**stuck** (not terminal at the end)', `**${checked.stuck}** (+ ${checked.stuckKnown} known)`],
       ['final statuses', list(checked.finalStatuses)],
       ['most runs of one task (policy)', runs || '–'],
       [
