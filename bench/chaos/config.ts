@@ -50,6 +50,7 @@ export const USAGE = `Usage: bash scripts/chaos [--quick] [options]
   --crash-detect-ms MS  workers' BullMQ lock duration and stalled interval (default 5000)
   --json PATH           where to write the JSON record (default bench/results/chaos-latest[-quick].json)
   --log-level L         LOG_LEVEL of gateways and workers, logs kept when the run fails (default warn)
+  --partitions          the partition run instead (network namespaces; its flags: --partitions --help)
   --help`;
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'];

@@ -79,6 +79,7 @@ export default defineConfig({
           { text: 'Redis Cluster', link: '/performance/cluster' },
           { text: 'The 2026-07-28 wire', link: '/performance/revisions' },
           { text: 'Reliability under faults', link: '/reliability/' },
+          { text: 'What taskgate promises', link: '/reliability/guarantees' },
           { text: 'Conformance', link: '/reliability/conformance' },
           { text: 'Decision: cutting the per-task cost', link: '/decisions/0001-cutting-the-per-task-cost' },
         ],

@@ -61,3 +61,17 @@ ensure_openssl() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq openssl >/dev/null
   command -v openssl >/dev/null 2>&1 || { echo "could not install openssl" >&2; return 1; }
 }
+
+# ip (iproute2), iptables and tc: the partition run (bash scripts/chaos --partitions) puts each process in a network
+# namespace on a bridge of its own and cuts links with iptables and tc inside those namespaces.
+ensure_netns_tools() {
+  if command -v ip >/dev/null 2>&1 && command -v iptables >/dev/null 2>&1 && command -v tc >/dev/null 2>&1; then
+    return 0
+  fi
+  echo "ip, iptables or tc not found: installing iproute2 and iptables with apt-get" >&2
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq iproute2 iptables >/dev/null
+  command -v iptables >/dev/null 2>&1 || { echo "could not install iptables" >&2; return 1; }
+}

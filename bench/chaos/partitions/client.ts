@@ -1,0 +1,181 @@
+/**
+ * The partition run's clients: lanes that each hold a 2025-11-25 session on one gateway (reached straight over
+ * the bridge, so a gateway cut from Redis still gets requests) and do one operation at a time — create a task,
+ * `tasks/get`, `tasks/list`, `tasks/cancel`, `tasks/result` — on the tasks of their principal, which the lanes of
+ * that principal share. Every operation goes to the history with what it saw; nothing is retried (a new
+ * operation is a new entry), so an answer that never came is recorded as ambiguous.
+ */
+import { seededRandom } from '../config.js';
+import { exchange, headers, type Message, responseTo, sleep } from '../rpc.js';
+import type { HistoryWriter, Op, OpKind, SeenStatus, TaskStatus } from './history.js';
+import { echoOf } from './tools.js';
+
+export interface ClientPlan {
+  readonly urls: readonly string[];
+  readonly tokens: readonly string[];
+  readonly lanes: number;
+  readonly seed: number;
+  readonly history: HistoryWriter;
+  /** No operation starts after this (ms since epoch). */
+  readonly until: number;
+}
+
+const TIMEOUT_MS = 3000;
+const RESULT_TIMEOUT_MS = 5000;
+const MIX: ReadonlyArray<[OpKind, number]> = [
+  ['create', 0.3],
+  ['get', 0.3],
+  ['list', 0.12],
+  ['cancel', 0.1],
+  ['result', 0.18],
+];
+const STATUSES = new Set(['working', 'input_required', 'completed', 'failed', 'cancelled']);
+
+interface Known {
+  readonly taskId: string;
+  readonly expect: string;
+}
+
+/** The tasks a principal's lanes know (the latest 40). */
+type Pool = Known[];
+
+function pick(draw: number): OpKind {
+  let left = draw;
+  for (const [kind, weight] of MIX) {
+    left -= weight;
+    if (left < 0) return kind;
+  }
+  return 'get';
+}
+
+const statusOf = (value: unknown): TaskStatus | undefined =>
+  typeof value === 'string' && STATUSES.has(value) ? (value as TaskStatus) : undefined;
+
+/** Runs every lane until `plan.until`. */
+export async function runClients(plan: ClientPlan): Promise<void> {
+  const pools: Pool[] = plan.tokens.map(() => []);
+  let value = 0;
+  const lane = async (index: number): Promise<void> => {
+    const random = seededRandom(plan.seed * 104_729 + index);
+    const gateway = index % plan.urls.length;
+    const url = plan.urls[gateway] as string;
+    const principal = index % plan.tokens.length;
+    const auth = { Authorization: `Bearer ${plan.tokens[principal]}` };
+    const pool = pools[principal] as Pool;
+    const laneName = `lane-${index}`;
+    let session: string | undefined;
+    let rpc = 1;
+    const post = (sessionId: string | undefined, method: string, params: Record<string, unknown>, ms: number) => {
+      const id = rpc++;
+      return exchange(url, {
+        method: 'POST',
+        headers: headers(sessionId, auth),
+        body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+        signal: AbortSignal.timeout(ms),
+      }).then((answer) => ({ answer, response: responseTo(answer.messages, id) }));
+    };
+    while (Date.now() < plan.until) {
+      if (session === undefined) {
+        const init = await post(
+          undefined,
+          'initialize',
+          { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'partitions', version: '1' } },
+          TIMEOUT_MS,
+        );
+        session = init.answer.status === 200 ? init.answer.sessionId : undefined;
+        if (session === undefined) {
+          await sleep(200 + Math.floor(random() * 300));
+          continue;
+        }
+        await exchange(url, {
+          method: 'POST',
+          headers: headers(session, auth),
+          body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+          signal: AbortSignal.timeout(TIMEOUT_MS),
+        });
+      }
+      const kind: OpKind = pool.length === 0 ? 'create' : pick(random());
+      const target = pool[Math.floor(random() * pool.length)];
+      const invoke = plan.history.now();
+      let op: Omit<Op, 'invoke' | 'complete' | 'process' | 'gateway'>;
+      let sent: Awaited<ReturnType<typeof post>>;
+      if (kind === 'create') {
+        const n = value++;
+        const tool = random() < 0.5 ? 'part_echo' : 'part_once';
+        const args = { value: n, ms: 100 + Math.floor(random() * 1500) };
+        sent = await post(session, 'tools/call', { name: tool, arguments: args, task: {} }, TIMEOUT_MS);
+        const task = sent.response?.result?.task as { taskId?: string; status?: unknown } | undefined;
+        const expect = echoOf(n);
+        if (typeof task?.taskId === 'string') {
+          op = { kind, outcome: 'ok', taskId: task.taskId, tool, expect, status: statusOf(task.status) ?? 'working' };
+          pool.push({ taskId: task.taskId, expect });
+          if (pool.length > 40) pool.shift();
+        } else op = { kind, tool, expect, ...failure(sent, true) };
+      } else if (kind === 'list') {
+        sent = await post(session, 'tasks/list', {}, TIMEOUT_MS);
+        const tasks = sent.response?.result?.tasks;
+        if (Array.isArray(tasks)) {
+          const seen = (tasks as Array<{ taskId?: unknown; status?: unknown }>).flatMap((task) => {
+            const status = statusOf(task.status);
+            return typeof task.taskId === 'string' && status !== undefined ? [{ taskId: task.taskId, status }] : [];
+          });
+          op = { kind, outcome: 'ok', seen };
+        } else op = { kind, ...failure(sent, false) };
+      } else {
+        const taskId = (target as Known).taskId;
+        const method = `tasks/${kind}`;
+        sent = await post(session, method, { taskId }, kind === 'result' ? RESULT_TIMEOUT_MS : TIMEOUT_MS);
+        op = { kind, taskId, ...readOf(kind, sent.response, sent.answer.status) };
+      }
+      if (sent.answer.status === 404 && sent.response?.error === undefined) session = undefined;
+      plan.history.record({ ...op, process: laneName, gateway, invoke, complete: plan.history.now() } as Op);
+      if (op.outcome !== 'ok') await sleep(50 + Math.floor(random() * 150));
+    }
+  };
+  await Promise.all(Array.from({ length: plan.lanes }, (_, index) => lane(index)));
+}
+
+type Sent = { answer: { status: number; complete: boolean }; response: Message | undefined };
+
+/** A request that brought no usable answer: refused for sure (`fail`), or ambiguous (`info`). */
+function failure(sent: Sent, mayHaveActed: boolean): Pick<Op, 'outcome' | 'error'> {
+  const { answer, response } = sent;
+  const error =
+    response?.error !== undefined
+      ? `error ${response.error.code}: ${response.error.message.slice(0, 120)}`
+      : answer.status === 0
+        ? 'no answer'
+        : `HTTP ${answer.status}`;
+  // No answer, or a server error after which the request may have been applied, is ambiguous.
+  const refused = answer.status !== 0 && (answer.status < 500 || !mayHaveActed) && response?.error?.code !== -32603;
+  return { outcome: refused ? 'fail' : 'info', error };
+}
+
+/** What get, cancel and result saw of their task. */
+function readOf(
+  kind: OpKind,
+  response: Message | undefined,
+  http: number,
+): Pick<Op, 'outcome' | 'status' | 'text' | 'error' | 'refused'> {
+  const sent = { answer: { status: http, complete: true }, response };
+  const result = response?.result;
+  const error = response?.error;
+  if (result !== undefined) {
+    if (kind === 'result') {
+      const content = result.content as Array<{ type?: string; text?: string }> | undefined;
+      const text = content?.find((part) => part.type === 'text')?.text;
+      if (result.isError === true) return { outcome: 'ok', status: 'failed' };
+      return text === undefined ? { outcome: 'info', error: 'no text' } : { outcome: 'ok', status: 'completed', text };
+    }
+    const status = statusOf(result.status);
+    return status === undefined ? { outcome: 'info', error: 'no status' } : { outcome: 'ok', status };
+  }
+  if (error !== undefined && error.code === -32602) {
+    if (/not found/i.test(error.message)) return { outcome: 'ok', status: 'unknown' as SeenStatus };
+    const terminal = statusOf(/terminal status '(\w+)'/.exec(error.message)?.[1]);
+    if (kind === 'cancel' && terminal !== undefined) return { outcome: 'ok', status: terminal, refused: true };
+  }
+  const ended = statusOf((error?.data as { status?: unknown } | undefined)?.status);
+  if (kind === 'result' && http === 200 && ended !== undefined) return { outcome: 'ok', status: ended };
+  return failure(sent, kind === 'cancel');
+}

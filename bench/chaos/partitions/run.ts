@@ -1,0 +1,253 @@
+/**
+ * The partition run, the entry point of `bash scripts/chaos --partitions [--quick] …` (flags: ./config.ts).
+ *
+ * Builds a bridge and one network namespace per process (./netns.ts, ./cluster.ts), drives client lanes that
+ * record every operation (./client.ts, ./history.ts), runs one seeded fault at a time (./faults.ts), reads every
+ * acknowledged task back, and checks the history (./check.ts): prints the tables, writes the record as JSON and
+ * the history as JSON lines. Exits non-zero when a check fails. Everything it made — processes (by pid),
+ * namespaces, veths, the bridge — is removed on success, failure, SIGINT, SIGTERM and its own deadline. Where
+ * network namespaces cannot be made it says so and exits 0 with a SKIPPED line.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ProcessSet } from '../../lib/processes.js';
+import { executionsByTask } from '../checks.js';
+import { exchange, headers, responseTo, sleep } from '../rpc.js';
+import { checkPartitionHistory } from './check.js';
+import { runClients } from './client.js';
+import { type PartitionCluster, startPartitionCluster } from './cluster.js';
+import { PARTITIONS_USAGE, type PartitionConfig, parsePartitionConfig } from './config.js';
+import { pausedPids, runPartitionFaults } from './faults.js';
+import { HistoryWriter, type Op, parseHistory } from './history.js';
+import { netnsUnavailable, RunNetwork } from './netns.js';
+import { partitionProblems, renderPartitionTables } from './report.js';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const say = (text: string): void => void process.stderr.write(`${text}\n`);
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+
+/** Reads every acknowledged task with tasks/get until it is terminal or `until`; the last read is kind `final`. */
+async function readBack(cluster: PartitionCluster, history: HistoryWriter, ops: readonly Op[], until: number) {
+  const created = ops.filter((op) => op.kind === 'create' && op.outcome === 'ok');
+  const principalOf = new Map<string, number>();
+  for (const op of created)
+    principalOf.set(op.taskId as string, Number(op.process.split('-')[1]) % cluster.tokens.length);
+  const sessions = new Map<number, string>();
+  const url = cluster.urls[0] as string;
+  const auth = (p: number) => ({ Authorization: `Bearer ${cluster.tokens[p]}` });
+  let rpc = 1;
+  const session = async (p: number): Promise<string | undefined> => {
+    // The last read of a task goes out after `until` too: it needs a session then as well.
+    for (let s = sessions.get(p); Date.now() < until + 10_000; s = sessions.get(p)) {
+      if (s !== undefined) return s;
+      const init = await exchange(url, {
+        method: 'POST',
+        headers: headers(undefined, auth(p)),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 0,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'final', version: '1' } },
+        }),
+        signal: AbortSignal.timeout(5000),
+      });
+      if (init.sessionId !== undefined) sessions.set(p, init.sessionId);
+      else await sleep(500);
+    }
+    return undefined;
+  };
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    for (let i = next++; i < created.length; i = next++) {
+      const taskId = (created[i] as Op).taskId as string;
+      const p = principalOf.get(taskId) as number;
+      for (;;) {
+        const sessionId = await session(p);
+        const id = rpc++;
+        const invoke = history.now();
+        const answer = await exchange(url, {
+          method: 'POST',
+          headers: headers(sessionId, auth(p)),
+          body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tasks/get', params: { taskId } }),
+          signal: AbortSignal.timeout(5000),
+        });
+        const response = responseTo(answer.messages, id);
+        const status =
+          typeof response?.result?.status === 'string'
+            ? response.result.status
+            : response?.error?.code === -32602
+              ? 'unknown'
+              : undefined;
+        const last = Date.now() > until || (status !== undefined && (TERMINAL.has(status) || status === 'unknown'));
+        history.record({
+          process: 'final',
+          kind: last ? 'final' : 'get',
+          taskId,
+          invoke,
+          complete: history.now(),
+          ...(status !== undefined
+            ? { outcome: 'ok', status: status as Op['status'] }
+            : { outcome: 'info', error: `HTTP ${answer.status}` }),
+        } as Op);
+        if (answer.status === 404) sessions.delete(p);
+        if (last) break;
+        await sleep(500);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, lane));
+  history.flush();
+}
+
+/** Task ids whose gateway logged that enqueuing their job failed (and which it answered anyway: a known bug). */
+function unqueuedTasks(gatewayLogs: readonly string[]): Set<string> {
+  const ids = new Set<string>();
+  for (const file of gatewayLogs) {
+    for (const line of readFileSync(file, 'utf8').split('\n')) {
+      if (!line.includes('enqueuing a tool job failed')) continue;
+      const id = /"taskId":"([^"]+)"/.exec(line)?.[1];
+      if (id !== undefined) ids.add(id);
+    }
+  }
+  return ids;
+}
+
+async function run(config: PartitionConfig, processes: ProcessSet, net: RunNetwork): Promise<number> {
+  const started = Date.now();
+  const loadAtStart = loadavg()[0] ?? 0;
+  say(`partitions: bridge ${net.bridge}, ${net.subnet}.0/24, namespaces tgp${net.id}-*`);
+  const cluster = await startPartitionCluster(config, processes, root, net);
+  if (!(await cluster.settled(30_000))) throw new Error('the deployment was not whole 30 s after its start');
+  say(`partitions: ready after ${((Date.now() - started) / 1000).toFixed(1)} s (${config.replication} replication)`);
+  mkdirSync(dirname(config.history), { recursive: true });
+  const history = new HistoryWriter(config.history);
+  const faultsFrom = Date.now() + config.warmupMs;
+  const faultsUntil = faultsFrom + config.faultsMs;
+  const clients = runClients({
+    urls: cluster.urls,
+    tokens: cluster.tokens,
+    lanes: config.lanes,
+    seed: config.seed,
+    history,
+    until: faultsUntil,
+  });
+  await sleep(config.warmupMs);
+  say(`partitions: faults for ${config.faultsMs / 1000} s, one at a time`);
+  const windows = await runPartitionFaults(cluster, config.seed, config.quick, faultsUntil, () => history.now(), say);
+  await clients;
+  net.healAll();
+  say(`partitions: faults over; tasks settle (at most ${config.graceMs / 1000} s), then every one is read back`);
+  await cluster.settled(30_000);
+  history.flush();
+  await readBack(cluster, history, parseHistory(readFileSync(config.history, 'utf8')), Date.now() + config.graceMs);
+  const ops = parseHistory(readFileSync(config.history, 'utf8'));
+  const workerLogs = cluster.logFiles().filter((file) => /\/w\d+\.\d+\.log$/.test(file));
+  const gatewayLogs = cluster.logFiles().filter((file) => /\/g\d+\.\d+\.log$/.test(file));
+  const checked = checkPartitionHistory(
+    ops,
+    executionsByTask(workerLogs),
+    windows,
+    config.replication,
+    unqueuedTasks(gatewayLogs),
+  );
+  const tables = renderPartitionTables(checked, windows);
+  const problems = partitionProblems(checked, config.replication);
+  const command = `bash scripts/chaos ${process.argv.slice(2).join(' ')}`.trim();
+  const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}; load average ${loadAtStart.toFixed(1)} → ${loadavg()[0]?.toFixed(1)}`;
+  const durationS = Math.round((Date.now() - started) / 1000);
+  process.stdout.write(
+    `\n${tables}\n\n${command}: seed ${config.seed}, ${config.replication} replication, ${config.gateways} gateways, ${config.workers} workers, ${config.lanes} lanes; ${machine}; ${durationS} s\n`,
+  );
+  const record = {
+    date: new Date().toISOString(),
+    command,
+    durationS,
+    machine,
+    config,
+    tables,
+    checked: { ...checked, anomalous: checked.anomalous.slice(0, 50) },
+    faults: windows,
+    history: config.history,
+    problems,
+  };
+  mkdirSync(dirname(config.json), { recursive: true });
+  writeFileSync(config.json, `${JSON.stringify(record, null, 2)}\n`);
+  process.stdout.write(`results: ${config.json}; history: ${config.history} (${ops.length} operations)\n`);
+  if (problems.length > 0) {
+    say(`partitions: FAILED:\n  ${problems.join('\n  ')}`);
+    return 1;
+  }
+  if (checked.classes.known > 0) {
+    say(
+      `partitions: KNOWN ANOMALY: ${checked.classes.known} tasks acknowledged although their gateway logged that their job could not be queued (the WAIT acknowledgement of methods/enqueue.ts), ${checked.lostKnown} of them unknown and ${checked.stuckKnown} still working at the end`,
+    );
+  }
+  if (config.replication === 'async' && checked.notLinearizable + checked.lost > 0) {
+    say(
+      `partitions: asynchronous replication: ${checked.notLinearizable} anomalous tasks, ${checked.lost} lost (expected: not promised)`,
+    );
+  }
+  return 0;
+}
+
+async function main(): Promise<number> {
+  let config: PartitionConfig;
+  try {
+    config = parsePartitionConfig(process.argv.slice(2), root);
+  } catch (error) {
+    const asked = (error as Error).message === PARTITIONS_USAGE;
+    say(asked ? PARTITIONS_USAGE : `partitions: ${(error as Error).message}\n\n${PARTITIONS_USAGE}`);
+    return asked ? 0 : 2;
+  }
+  const why = netnsUnavailable();
+  if (why !== undefined) {
+    say(`\n*** partitions: SKIPPED — network namespaces cannot be made here: ${why}. Nothing was checked. ***\n`);
+    process.stdout.write(`SKIPPED: bash scripts/chaos --partitions (${why})\n`);
+    return 0;
+  }
+  const logDir = mkdtempSync(join(tmpdir(), 'taskgate-partitions-'));
+  const processes = new ProcessSet(logDir);
+  const net = new RunNetwork();
+  let cleaned: Promise<void> | undefined;
+  const cleanUp = (): Promise<void> => {
+    cleaned ??= (async () => {
+      // A stopped process ignores SIGTERM until it runs again: wake every one first.
+      for (const pid of pausedPids) {
+        try {
+          process.kill(pid, 'SIGCONT');
+        } catch {
+          // gone
+        }
+      }
+      await processes.stopAll();
+      net.destroy();
+    })();
+    return cleaned;
+  };
+  const interrupted = (signal: NodeJS.Signals): void => {
+    say(`partitions: ${signal}: removing everything it made (logs in ${logDir})`);
+    void cleanUp().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+  const deadlineMs = 90_000 + config.warmupMs + config.faultsMs + 60_000 + config.graceMs + 60_000;
+  setTimeout(() => {
+    say(`partitions: still running after ${Math.round(deadlineMs / 1000)} s: giving up (logs in ${logDir})`);
+    void cleanUp().finally(() => process.exit(1));
+  }, deadlineMs).unref();
+  let code = 1;
+  try {
+    code = await run(config, processes, net);
+  } catch (error) {
+    say(`partitions failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  } finally {
+    await cleanUp();
+    if (code !== 0) say(`partitions: process logs kept in ${logDir}`);
+    else rmSync(logDir, { recursive: true, force: true });
+  }
+  return code;
+}
+
+process.exit(await main());
