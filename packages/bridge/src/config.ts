@@ -2,6 +2,7 @@ import { TaskgateError } from '@taskgate/core';
 import { ToolJsonSchemaSchema } from '@taskgate/protocol';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { AmqpSchema, amqpProblems } from './amqp/amqp-config.js';
 import { CelerySchema, celeryProblems } from './celery/celery-config.js';
 import { resolveServers, ServerSchema } from './upstream/server-config.js';
 
@@ -10,8 +11,13 @@ const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 /** BullMQ queue names may not contain ':' (its key separator). */
 const QUEUE_NAME = /^[^:\s]{1,200}$/;
 
+/** An AMQP 0-9-1 broker (RabbitMQ): its url starts with amqp:// or amqps://. */
+const AMQP_URL = /^amqps?:\/\//;
+
 const ConnectionSchema = z.strictObject({
-  url: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://'),
+  url: z.string().regex(/^(rediss?|amqps?):\/\//, 'must start with redis://, rediss://, amqp:// or amqps://'),
+  /** AMQP only: the durable queue the bridge's replicas share for the replies of `amqp:` tools. */
+  replyQueue: z.string().trim().min(1).max(255, 'must be at most 255 characters').optional(),
 });
 
 const JsonSchemaObject = z.custom<Record<string, unknown>>(
@@ -59,10 +65,14 @@ const QueueToolSchema = z.strictObject({
 /** A tool run by an existing Celery task. */
 const CeleryToolSchema = z.strictObject({ ...ToolFields, celery: CelerySchema });
 
-/** A `tools:` entry: with `celery:` a Celery task, else a BullMQ queue (`queue:` and `job:`). */
+/** A tool run by a request/reply service behind an AMQP broker. */
+const AmqpToolSchema = z.strictObject({ ...ToolFields, amqp: AmqpSchema });
+
+/** A `tools:` entry: with `celery:` a Celery task, with `amqp:` a request/reply service, else a BullMQ queue. */
 const ToolSchema = z.unknown().transform((value, ctx) => {
-  const celery = typeof value === 'object' && value !== null && 'celery' in value;
-  const parsed = (celery ? CeleryToolSchema : QueueToolSchema).safeParse(value);
+  const has = (key: string): boolean => typeof value === 'object' && value !== null && key in value;
+  const schema = has('celery') ? CeleryToolSchema : has('amqp') ? AmqpToolSchema : QueueToolSchema;
+  const parsed = (schema as typeof QueueToolSchema | typeof CeleryToolSchema | typeof AmqpToolSchema).safeParse(value);
   if (parsed.success) return parsed.data;
   for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
   return z.NEVER;
@@ -86,12 +96,35 @@ export type BridgeConfig = z.output<typeof BridgeConfigSchema>;
 export type BridgedToolConfig = z.output<typeof QueueToolSchema>;
 /** A tool bridged to an existing Celery task. */
 export type CeleryToolConfig = z.output<typeof CeleryToolSchema>;
+/** A tool bridged to a request/reply service behind an AMQP broker. */
+export type AmqpToolConfig = z.output<typeof AmqpToolSchema>;
 /** Any `tools:` entry. */
 export type AnyBridgedToolConfig = BridgeConfig['tools'][number];
+
+/** A configured connection. */
+export type ConnectionConfig = BridgeConfig['connections'][string];
+
+/** Is this connection an AMQP 0-9-1 broker (RabbitMQ), else a Redis server? */
+export function isAmqpConnection(connection: ConnectionConfig): boolean {
+  return AMQP_URL.test(connection.url);
+}
+
+/** The durable reply queue of an AMQP connection, shared by the bridge's replicas. */
+export const DEFAULT_REPLY_QUEUE = 'taskgate.replies';
 
 /** Is this tool bridged to a Celery task (else to a BullMQ queue)? */
 export function isCeleryTool(tool: AnyBridgedToolConfig): tool is CeleryToolConfig {
   return 'celery' in tool;
+}
+
+/** Is this tool bridged to a request/reply service behind an AMQP broker? */
+export function isAmqpTool(tool: AnyBridgedToolConfig): tool is AmqpToolConfig {
+  return 'amqp' in tool;
+}
+
+/** Is this tool bridged to a job of an existing BullMQ queue? */
+export function isQueueTool(tool: AnyBridgedToolConfig): tool is BridgedToolConfig {
+  return 'queue' in tool;
 }
 
 /** Options the bridge sets itself: a job id given in the config would break the task ↔ job link. */
@@ -122,6 +155,11 @@ export function parseBridgeConfig(input: unknown, env: NodeJS.ProcessEnv = proce
   }
   const problems: string[] = [];
   const config = { ...parsed.data, servers: resolveServers(parsed.data.servers, env, problems) };
+  for (const [name, connection] of Object.entries(config.connections)) {
+    if (connection.replyQueue !== undefined && !isAmqpConnection(connection)) {
+      problems.push(`connections.${name}.replyQueue: only an amqp:// or amqps:// connection has a reply queue`);
+    }
+  }
   const names = new Set<string>();
   config.tools.forEach((tool, index) => {
     if (names.has(tool.name)) problems.push(`tools[${index}].name: duplicate tool name "${tool.name}"`);
@@ -130,8 +168,17 @@ export function parseBridgeConfig(input: unknown, env: NodeJS.ProcessEnv = proce
       problems.push(...celeryProblems(tool.celery, `tools[${index}].celery`, config.connections));
       return;
     }
-    if (config.connections[tool.queue.connection] === undefined) {
+    if (isAmqpTool(tool)) {
+      problems.push(...amqpProblems(tool.amqp, `tools[${index}].amqp`, config.connections));
+      return;
+    }
+    const connection = config.connections[tool.queue.connection];
+    if (connection === undefined) {
       problems.push(`tools[${index}].queue.connection: unknown connection "${tool.queue.connection}"`);
+    } else if (isAmqpConnection(connection)) {
+      problems.push(
+        `tools[${index}].queue.connection: "${tool.queue.connection}" is AMQP; a BullMQ queue lives in Redis`,
+      );
     }
     for (const option of RESERVED_OPTIONS) {
       if (option in tool.job.options) {

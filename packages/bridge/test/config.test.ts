@@ -3,6 +3,7 @@ import {
   BridgeConfigError,
   type BridgedToolConfig,
   isCeleryTool,
+  isQueueTool,
   loadBridgeConfig,
   parseBridgeConfig,
 } from '../src/config.js';
@@ -47,7 +48,7 @@ describe('bridge config', () => {
     const config = loadBridgeConfig(yaml);
     const tool = config.tools[0] as Record<string, unknown>;
     expect(problems({ connections: { a: { url: 'http://x' } }, tools: [] })).toEqual([
-      'connections.a.url: must start with redis:// or rediss://',
+      'connections.a.url: must start with redis://, rediss://, amqp:// or amqps://',
       '(root): must list at least one entry in tools or servers',
     ]);
     expect(problems({ ...config, tools: [{ ...tool, queue: { name: 'a:b', connection: 'legacy' } }] })).toEqual([
@@ -64,6 +65,18 @@ describe('bridge config', () => {
       'tools[1].job.options.jobId: set by the bridge (job id = task id), remove it',
     ]);
     expect(problems({ ...config, extra: 1 })).toEqual(['(root): Unrecognized key: "extra"']);
+    expect(
+      problems({
+        ...config,
+        connections: {
+          legacy: { url: 'amqp://127.0.0.1', replyQueue: 'r' },
+          other: { url: 'redis://x', replyQueue: 'r' },
+        },
+      }),
+    ).toEqual([
+      'connections.other.replyQueue: only an amqp:// or amqps:// connection has a reply queue',
+      'tools[0].queue.connection: "legacy" is AMQP; a BullMQ queue lives in Redis',
+    ]);
   });
 
   it("takes a tool's inlineWaitMs (absent: TASKGATE_INLINE_WAIT_MS) and names a bad one", () => {
@@ -94,7 +107,7 @@ describe('bridge config', () => {
 
 describe('bridge mapping', () => {
   const tool = loadBridgeConfig(yaml).tools[0];
-  if (tool === undefined || isCeleryTool(tool)) throw new Error('no BullMQ tool');
+  if (tool === undefined || !isQueueTool(tool)) throw new Error('no BullMQ tool');
 
   it('fills the job data from "$.path" strings of the arguments', () => {
     const args = { n: 2, who: { name: 'ada' } };
