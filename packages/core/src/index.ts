@@ -10,7 +10,7 @@ export {
   AdminTasks,
   type PurgeProgress,
 } from './admin/admin-tasks.js';
-export { type AmqpHandOff, AmqpHandOffs } from './bridge/amqp-hand-offs.js';
+export { AmqpHandOffs } from './bridge/amqp-hand-offs.js';
 export { type AdvanceReply, BridgePositions, type BridgeStream } from './bridge/bridge-positions.js';
 export {
   type ExistingJobState,
