@@ -106,7 +106,7 @@ export {
   requirementsMetrics,
 } from './redis/redis-requirements.js';
 export { isRedisUnavailable } from './redis/redis-unavailable.js';
-export { awaitReplicas } from './redis/replication.js';
+export { awaitReplicas, isReplicationTimeout } from './redis/replication.js';
 export { ScriptCode } from './redis/script-codes.js';
 export { ensureScriptsLoaded, loadScriptSource, SCRIPT_KEY_COUNTS, type ScriptName } from './redis/scripts.js';
 export { DirectCalls, type DirectCallsOptions } from './sessions/direct-calls.js';
