@@ -12,6 +12,8 @@ const ADMIN_TOKEN = 'cli-tasks-admin-token-0123456789';
 
 // Every step forks the CLI from sources (a second or two each on a busy machine): generous, bounded timeouts.
 const SLOW_MS = 120_000;
+/** The longest sleep the tool takes: its task must still be working when the test cancels it, however slow the machine. */
+const RUNNING_MS = 60_000;
 
 /** Runs `taskgate tasks …` from sources; resolves with its exit code and output. */
 async function tasks(args: readonly string[], env: Record<string, string> = {}) {
@@ -48,7 +50,7 @@ describe('taskgate tasks (the admin CLI)', () => {
             )
           ).task.taskId;
         const done = await start('report', { pages: 2 });
-        const running = await start('sleep', { ms: 20_000 });
+        const running = await start('sleep', { ms: RUNNING_MS });
         await waitFor(async () => (await client.experimental.tasks.getTask(done)).status === 'completed', 'done');
 
         const table = await tasks(['list'], admin);
@@ -109,7 +111,7 @@ describe('taskgate tasks (the admin CLI)', () => {
         await worker.ready;
         const { client } = await connectClient(url);
         const created = await client.request(
-          { method: 'tools/call', params: { name: 'sleep', arguments: { ms: 20_000 }, task: {} } },
+          { method: 'tools/call', params: { name: 'sleep', arguments: { ms: RUNNING_MS }, task: {} } },
           CreateTaskResultSchema,
         );
         const taskId = created.task.taskId;

@@ -93,6 +93,22 @@ function bridgedTool(
   });
 }
 
+/** How long, past one blocking read of an event stream, the followers may take to stop when the bridge closes. */
+const FOLLOWER_CLOSE_MARGIN_MS = 2000;
+
+/** True when `promise` settled within `ms`, false when it had not by then (it is left to settle later). */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  const settled = promise.then(
+    () => true as const,
+    () => true as const,
+  );
+  return await Promise.race([settled, late]).finally(() => clearTimeout(timer));
+}
+
 /**
  * Starts a bridge: registers every configured tool in the catalog and consumes its taskgate queue; each task
  * becomes one job of the configured existing queue. One follower per existing queue applies the queue's event
@@ -232,14 +248,27 @@ export function createBridge(options: CreateBridgeOptions): TaskgateBridge {
       } finally {
         // After the drain: the calls in flight needed their upstream sessions until they ended.
         await upstreams?.close();
-        await Promise.all(all.map(({ follower }) => follower.close()));
+        const closeQueues = () =>
+          Promise.all(
+            all.map(({ queue }) =>
+              queue.close().catch((error: unknown) => logger.warn({ err: errorMessage(error) }, 'queue close failed')),
+            ),
+          );
+        // A follower ends with its round, whose commands wait for Redis (they are never given up): with Redis
+        // gone they never answer. Past one blocking read and a margin, its connections are dropped, which
+        // fails those commands, so a shutdown ends whatever state Redis is in.
+        const followers = Promise.all(all.map(({ follower }) => follower.close()));
+        if (!(await settlesWithin(followers, blockMs + FOLLOWER_CLOSE_MARGIN_MS))) {
+          logger.warn(
+            {},
+            'the queue followers did not stop in time (Redis does not answer): dropping their connections',
+          );
+          await Promise.all([closeQueues(), closeRedis(redis)]);
+        }
+        await followers;
         await celery.close();
         await amqpConnections.close();
-        await Promise.all(
-          all.map(({ queue }) =>
-            queue.close().catch((error: unknown) => logger.warn({ err: errorMessage(error) }, 'queue close failed')),
-          ),
-        );
+        await closeQueues();
         await closeRedis(redis);
       }
     })();

@@ -89,7 +89,8 @@ export class QueueFollower {
     const first = await this.#guarded();
     this.#loop = (async () => {
       if (!first) await sleep(1000);
-      while (!this.#closed) if (!(await this.#guarded())) await sleep(1000);
+      // A round that failed because the bridge is closing (its connections dropped) ends the loop at once.
+      while (!this.#closed) if (!(await this.#guarded()) && !this.#closed) await sleep(1000);
     })();
   }
 

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { type CommandScope, type SettingName, settingsFor } from './config.js';
+import { type CommandScope, ConfigError, loadConfig, type SettingName, settingsFor } from './config.js';
 
 /** A command that reads settings: its usage line, what it does, and which settings it takes. */
 interface SettingsCommand {
@@ -14,6 +14,8 @@ interface SettingsCommand {
   readonly defaults?: Partial<Record<SettingName, string>>;
   /** What stands in for an unset setting when it is no plain value. */
   readonly unsetMeans?: Partial<Record<SettingName, string>>;
+  /** What its arguments (after the flags) are, when it takes any: tool modules. */
+  readonly arguments?: string;
 }
 
 /** `taskgate dev` drains briefly: a developer's Ctrl-C should not wait 25 s for a task that waits for input. */
@@ -36,6 +38,7 @@ export const SETTINGS_COMMANDS: Record<'gateway' | 'worker' | 'bridge' | 'dev', 
     scope: 'worker',
     omit: ['TASKGATE_BRIDGE_CONFIG'],
     lead: ['TASKGATE_TOOLS'],
+    arguments: 'tool modules',
   },
   bridge: {
     usage: 'taskgate bridge --config bridge.yaml [flags]',
@@ -48,9 +51,12 @@ export const SETTINGS_COMMANDS: Record<'gateway' | 'worker' | 'bridge' | 'dev', 
     usage: 'taskgate dev [--tools <module>[,<module>]] [flags]',
     summary:
       'A private redis-server (data in .data/; none when REDIS_URL is set), a gateway and a worker with the\n' +
-      'example tools, in one process. Ctrl-C stops it within a few seconds; a second Ctrl-C at once.',
+      'example tools, in one process. With REDIS_URL and TASKGATE_CURSOR_SECRET set it writes no file.\n' +
+      'Ctrl-C stops it within a few seconds; a second Ctrl-C at once.',
     scope: 'dev',
-    omit: ['TASKGATE_BRIDGE_CONFIG'],
+    // The gateway's /metrics shows the worker's metrics too: dev opens no listener of the worker's own.
+    omit: ['TASKGATE_BRIDGE_CONFIG', 'TASKGATE_METRICS_PORT', 'TASKGATE_METRICS_HOST'],
+    arguments: 'tool modules',
     lead: ['TASKGATE_TOOLS', 'PORT'],
     defaults: DEV_DEFAULTS,
     unsetMeans: {
@@ -59,6 +65,24 @@ export const SETTINGS_COMMANDS: Record<'gateway' | 'worker' | 'bridge' | 'dev', 
     },
   },
 };
+
+/**
+ * The settings of a command, from its flags and the environment: a flag of another command is refused, and so
+ * are arguments after the flags when it takes none (never read and ignored).
+ */
+export function loadCommandConfig(
+  command: keyof typeof SETTINGS_COMMANDS,
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): ReturnType<typeof loadConfig> {
+  const spec = SETTINGS_COMMANDS[command];
+  const loaded = loadConfig(spec.scope, argv, env, command, spec.omit);
+  if (spec.arguments === undefined && loaded.positionals.length > 0) {
+    const given = loaded.positionals.map((arg) => `'${arg}'`).join(' ');
+    throw new ConfigError([`taskgate ${command} takes no arguments, got ${given} (taskgate ${command} --help)`]);
+  }
+  return loaded;
+}
 
 /** The flags a settings command takes: its leading ones, then the others in declaration order. */
 export function commandSettings(command: keyof typeof SETTINGS_COMMANDS) {

@@ -38,16 +38,25 @@ export function settingsFor(scope: CommandScope): AnySetting[] {
 /**
  * Reads the settings of `scope` from flags (first) and environment variables, applies defaults and
  * validates each; throws one ConfigError listing every problem (an unknown flag names the closest known one,
- * and `command` --help). Returns the parsed config and the
- * positional arguments left over.
+ * and `command` --help). Settings in `omit` are not the command's: their flag is refused (naming the command),
+ * never read and ignored. Returns the parsed config and the positional arguments left over.
  */
 export function loadConfig(
   scope: CommandScope,
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>> = process.env,
   command: string = scope,
+  omit: readonly SettingName[] = [],
 ): { config: Config; positionals: string[] } {
-  const relevant = settingsFor(scope);
+  const relevant = settingsFor(scope).filter((setting) => !omit.includes(setting.env));
+  const refused = SETTINGS.filter((setting) => !relevant.includes(setting)).flatMap((setting) =>
+    argv.some((arg) => arg === setting.flag || arg.startsWith(`${setting.flag}=`))
+      ? [
+          `${setting.flag} (${setting.env}) is not a flag of taskgate ${command} (taskgate ${command} --help lists every flag)`,
+        ]
+      : [],
+  );
+  if (refused.length > 0) throw new ConfigError(refused);
   const options = Object.fromEntries(relevant.map((setting) => [setting.flag.slice(2), { type: 'string' as const }]));
   let parsed: ReturnType<typeof parseArgs>;
   try {

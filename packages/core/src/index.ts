@@ -69,6 +69,8 @@ export { type CatalogKind, Keys } from './redis/keys.js';
 export { closeRedis } from './redis/redis-close.js';
 export { checkRedisRequirements, RedisRequirementError, requirementsMetrics } from './redis/redis-requirements.js';
 export { isRedisUnavailable } from './redis/redis-unavailable.js';
+export { awaitReplicas, isReplicationTimeout } from './redis/replication.js';
+export { ScriptCode } from './redis/script-codes.js';
 export { ensureScriptsLoaded, loadScriptSource, SCRIPT_KEY_COUNTS, type ScriptName } from './redis/scripts.js';
 export { DirectCalls } from './sessions/direct-calls.js';
 export { ResourceInterest } from './sessions/resource-interest.js';

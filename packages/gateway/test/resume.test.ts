@@ -131,7 +131,7 @@ describe('resumable SSE streams', () => {
     const [priming] = eventIds(text);
     await waitFor(() => stack.worker?.active === 1, 'the call to start');
     controller.abort();
-    await waitFor(() => stack.worker?.active === 0, 'the call to be cancelled', 3000);
+    await waitFor(() => stack.worker?.active === 0, 'the call to be cancelled', 10_000);
     const late = await raw(stack.url, { method: 'GET', headers: getHeaders(sessionId, priming) });
     expect(late.events()).toEqual([
       {

@@ -109,9 +109,8 @@ describe('revision 2026-07-28: inline answers for fast calls', () => {
 
   it('answers a slower task with the CreateTaskResult, and its result comes later', async () => {
     const { url } = await start({ tools: TOOLS });
-    const started = Date.now();
     const reply = await rev2026Request(url, 'tools/call', { name: 'slow', arguments: { ms: 1500 } }, withTasks);
-    expect(Date.now() - started).toBeLessThan(1500);
+    // Answered before the task ended (its status says so, whatever the machine's load made the answer take).
     const task = reply.body.result ?? {};
     expect(task).toMatchObject({ resultType: 'task', status: 'working', taskId: expect.any(String) });
     const done = await untilStatus(url, String(task.taskId), ['completed']);
@@ -210,7 +209,7 @@ describe('revision 2026-07-28: inline answers for fast calls', () => {
     expect((await waiters())?.[0]?.value).toBe(1);
     gone.abort();
     await request;
-    await waitFor(async () => (await taskChannels(stack, redis.prefix)).length === 0, 'the subscription to go', 3000);
+    await waitFor(async () => (await taskChannels(stack, redis.prefix)).length === 0, 'the subscription to go', 10_000);
     expect((await waiters())?.[0]?.value).toBe(0);
     const taskId = String(channels[0]?.split(':ch:task:')[1]);
     const running = await rev2026Request(stack.url, 'tasks/get', { taskId }, withTasks);

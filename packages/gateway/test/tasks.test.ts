@@ -194,7 +194,7 @@ describe('tasks', () => {
       code: -32603,
       message: 'MCP error -32603: Task was cancelled: The task was cancelled by request.',
     });
-    await waitFor(() => stack.worker?.active === 0, 'the handler to stop', 3000);
+    await waitFor(() => stack.worker?.active === 0, 'the handler to stop', 10_000);
     expect((await client.experimental.tasks.getTask(taskId)).status).toBe('cancelled');
   });
 
@@ -350,8 +350,9 @@ describe('tasks', () => {
     await stack.redis.hset(stack.keys.task(taskId), 'status', 'completed', 'outcome', JSON.stringify(outcome));
     const started = Date.now();
     expect(await waiting).toEqual({ ...outcome.result, _meta: { [RELATED_TASK_META_KEY]: { taskId } } });
-    // The safety re-read runs every 200 ms here.
-    expect(Date.now() - started).toBeLessThan(1000);
+    // The safety re-read (every 200 ms here) found it: nothing else would ever wake the waiter. The bound is
+    // loose on purpose, so that a loaded machine does not fail it.
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it('[TTL-1] grants the requested ttl within the configured limits', async () => {

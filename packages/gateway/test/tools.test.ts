@@ -266,7 +266,7 @@ describe('tools', () => {
     controller.abort('changed my mind');
     await expect(call).rejects.toThrow();
     await waitFor(async () => (await directRecords(stack))[0]?.status === 'cancelled', 'the call to be cancelled');
-    await waitFor(() => stack.worker?.active === 0, 'the handler to stop', 3000);
+    await waitFor(() => stack.worker?.active === 0, 'the handler to stop', 10_000);
   });
 
   it('cancels a plain call when the client closes its stream, after the grace period', async () => {
@@ -296,7 +296,7 @@ describe('tools', () => {
     await sleepMs(100);
     expect((await directRecords(stack))[0]?.status).toBe('working');
     await waitFor(async () => (await directRecords(stack))[0]?.status === 'cancelled', 'the grace period to end');
-    await waitFor(() => stack.worker?.active === 0, 'the handler to stop', 3000);
+    await waitFor(() => stack.worker?.active === 0, 'the handler to stop', 10_000);
   });
 
   it('fails a task whose job cannot be enqueued, with a statusMessage, instead of leaving it working', async () => {

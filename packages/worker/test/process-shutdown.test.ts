@@ -36,7 +36,8 @@ describe('SIGTERM on a worker process', () => {
     const took = Date.now() - signalledAt;
     expect(code).toBe(0);
     expect(took).toBeGreaterThanOrEqual(1000);
-    expect(took).toBeLessThan(5000);
+    // At the deadline, not at the handler's end (60 s); loose, so that a loaded machine holds it.
+    expect(took).toBeLessThan(10_000);
     expect(worker.events.find((event) => event.type === 'aborted' && event.taskId === taskId)).toMatchObject({
       kind: 'shutdown',
     });

@@ -24,6 +24,11 @@ export interface StartHaproxyOptions {
     readonly host?: string;
     /** Milliseconds between checks; default 200. */
     readonly intervalMs?: number;
+    /**
+     * How long a check may wait for its answer (ms); default 2000. Without one HAProxy allows `intervalMs`, and a
+     * loaded machine that answers a check later than 100 ms took a healthy backend out of the rotation.
+     */
+    readonly timeoutMs?: number;
   };
   /** Listening port on 127.0.0.1; default a free one. */
   readonly port?: number;
@@ -46,13 +51,21 @@ export interface Haproxy extends AsyncDisposable {
   output(): string;
   /** Each server's state, by index, from HAProxy's stats socket. */
   states(): Promise<HaproxyServerState[]>;
-  /** Each server's state and the sessions (connections) HAProxy has sent it so far, by index. */
-  servers(): Promise<Array<{ status: HaproxyServerState; sessions: number }>>;
+  /**
+   * Each server's state, the sessions (connections) HAProxy has sent it so far and the result of its last
+   * health check (`L7OK` passed, `INI` none yet, ...), by index.
+   */
+  servers(): Promise<Array<{ status: HaproxyServerState; sessions: number; check: string }>>;
   /**
    * Sets a server's administrative state through the stats socket: `maint` takes it out of the rotation
    * (HAProxy then reports `MAINT`), `ready` puts it back (it is `UP` again after its next good check).
    */
   setServerState(index: number, state: 'ready' | 'maint' | 'drain'): Promise<void>;
+  /**
+   * Resolves once every server is `UP` after a check it passed (HAProxy counts a server `UP` before its first
+   * check: its state then says nothing yet); fails after `timeoutMs`.
+   */
+  waitForHealthy(timeoutMs?: number): Promise<void>;
   /** Resolves once every server is in the given states (e.g. `['UP', 'DOWN']`); fails after `timeoutMs`. */
   waitForStates(expected: readonly HaproxyServerState[], timeoutMs?: number): Promise<void>;
   /** Stops HAProxy by its pid (SIGTERM, SIGKILL after 5 s) and removes its directory. */
@@ -101,6 +114,7 @@ export function haproxyConfig(
           `  http-check send meth GET uri ${check.path} hdr Host ${check.host ?? 'localhost'}`,
           '  http-check expect status 200',
           `  default-server inter ${inter} fastinter ${inter} downinter ${inter} rise 1 fall 1`,
+          `  timeout check ${check.timeoutMs ?? 2000}ms`,
         ]),
     ...servers,
     '',
@@ -156,15 +170,19 @@ export async function startHaproxy(options: StartHaproxyOptions): Promise<Haprox
     await rm(dir, { recursive: true, force: true });
   };
 
-  const servers = async (): Promise<Array<{ status: HaproxyServerState; sessions: number }>> => {
+  const servers = async (): Promise<Array<{ status: HaproxyServerState; sessions: number; check: string }>> => {
     const [header = '', ...rows] = (await askSocket(socket, 'show stat')).trim().split('\n');
     const columns = header.replace(/^# /, '').split(',');
     const at = (name: string): number => columns.indexOf(name);
-    const found: Array<{ status: HaproxyServerState; sessions: number }> = [];
+    const found: Array<{ status: HaproxyServerState; sessions: number; check: string }> = [];
     for (const row of rows.map((line) => line.split(','))) {
       const name = row[at('svname')] ?? '';
       if (row[at('pxname')] === 'pods' && /^s\d+$/.test(name)) {
-        found[Number(name.slice(1))] = { status: row[at('status')] ?? '', sessions: Number(row[at('stot')] ?? 0) };
+        found[Number(name.slice(1))] = {
+          status: row[at('status')] ?? '',
+          sessions: Number(row[at('stot')] ?? 0),
+          check: (row[at('check_status')] ?? '').replace(/^\* ?/, ''),
+        };
       }
     }
     return found;
@@ -202,6 +220,17 @@ export async function startHaproxy(options: StartHaproxyOptions): Promise<Haprox
     async setServerState(index, state) {
       const answer = (await askSocket(socket, `set server pods/s${index} state ${state}`)).trim();
       if (answer !== '') throw new Error(`haproxy refused to set s${index} ${state}: ${answer}`);
+    },
+    async waitForHealthy(timeoutMs = 10_000) {
+      const until = Date.now() + timeoutMs;
+      for (;;) {
+        const now = await servers();
+        if (now.length === options.backends.length && now.every((one) => one.status === 'UP' && one.check === 'L7OK')) {
+          return;
+        }
+        if (Date.now() > until) throw new Error(`haproxy servers are not all healthy: ${JSON.stringify(now)}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
     },
     async waitForStates(expected, timeoutMs = 10_000) {
       const until = Date.now() + timeoutMs;

@@ -125,8 +125,15 @@ export function rawCall(
 
 export const sleepMs = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Polls `check` until it holds; throws after `timeoutMs`. */
-export async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
+/**
+ * Polls `check` until it holds; throws after `timeoutMs`. The default is long: a wait costs only what the
+ * condition takes, and a loaded machine (CI beside other jobs) may take seconds for what takes milliseconds alone.
+ */
+export async function waitFor(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);

@@ -3,7 +3,8 @@ import { resolve } from 'node:path';
 import { BridgeConfigError, createBridge, loadBridgeConfig } from '@taskgate/bridge';
 import { createMetricsRegistry } from '@taskgate/core';
 import { handleShutdownSignals } from '@taskgate/worker';
-import { ConfigError, loadConfig } from '../config.js';
+import { loadCommandConfig } from '../command-help.js';
+import { ConfigError } from '../config.js';
 import { createLogger } from '../logger.js';
 import { checkRedisAtStart, redisConnectionOptions } from '../redis.js';
 import { startTelemetry } from '../telemetry.js';
@@ -28,7 +29,7 @@ function readBridgeConfig(path: string): ReturnType<typeof loadBridgeConfig> {
 
 /** `taskgate bridge --config bridge.yaml`: offers existing BullMQ queues as tools until SIGTERM/SIGINT. */
 export async function runBridge(argv: readonly string[]): Promise<number> {
-  const { config } = loadConfig('worker', argv, process.env, 'bridge');
+  const { config } = loadCommandConfig('bridge', argv);
   if (config.TASKGATE_BRIDGE_CONFIG === undefined) {
     throw new ConfigError(['TASKGATE_BRIDGE_CONFIG (--config) names no file: e.g. --config bridge.yaml']);
   }

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { createMetricsRegistry } from '@taskgate/core';
 import { createGateway, type GatewayOptions, type JwtAuthOptions } from '@taskgate/gateway';
-import { type Config, ConfigError, loadConfig } from '../config.js';
+import { loadCommandConfig } from '../command-help.js';
+import { type Config, ConfigError } from '../config.js';
 import { createLogger } from '../logger.js';
 import { checkRedisAtStart, redisConnectionOptions } from '../redis.js';
 import { startTelemetry } from '../telemetry.js';
@@ -178,7 +179,7 @@ export function gatewayOptions(config: Config, metrics?: Registry): GatewayOptio
  * Retry-After for new requests, streams ended with an SSE retry hint, plain calls finished) and exits 0.
  */
 export async function runGateway(argv: readonly string[]): Promise<number> {
-  const { config } = loadConfig('gateway', argv);
+  const { config } = loadCommandConfig('gateway', argv);
   const registry = createMetricsRegistry({ defaultMetrics: true });
   const options = gatewayOptions(config, registry);
   const logger = createLogger(config.LOG_LEVEL, 'taskgate-gateway');

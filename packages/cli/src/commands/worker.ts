@@ -1,6 +1,7 @@
 import { createMetricsRegistry } from '@taskgate/core';
 import { type CreateWorkerOptions, createWorker, handleShutdownSignals } from '@taskgate/worker';
-import { type Config, ConfigError, loadConfig } from '../config.js';
+import { loadCommandConfig } from '../command-help.js';
+import { type Config, ConfigError } from '../config.js';
 import { loadOfferings } from '../load-tools.js';
 import { createLogger } from '../logger.js';
 import { checkRedisAtStart, redisConnectionOptions } from '../redis.js';
@@ -31,7 +32,7 @@ export function workerOptions(config: Config, metrics?: Registry): Omit<CreateWo
 
 /** `taskgate worker --tools <module>[,<module>]`: runs the tools until SIGTERM/SIGINT, then drains and exits. */
 export async function runWorker(argv: readonly string[]): Promise<number> {
-  const { config, positionals } = loadConfig('worker', argv);
+  const { config, positionals } = loadCommandConfig('worker', argv);
   const modules = [...(config.TASKGATE_TOOLS ?? []), ...positionals];
   if (modules.length === 0) {
     throw new ConfigError([

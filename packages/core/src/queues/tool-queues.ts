@@ -1,5 +1,6 @@
 import { type JobsOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { type WaitReplicas, waitPolicyOf } from '../redis/connection.js';
 import { Keys } from '../redis/keys.js';
 import { awaitReplicas } from '../redis/replication.js';
 import { bullmqTelemetryOption, inSpan, SpanKind, type TraceCarrier, traceCarrierOf } from '../telemetry/tracing.js';
@@ -63,6 +64,14 @@ export async function removeJobIfWaiting(queue: Queue, jobId: string): Promise<b
  */
 export const QUEUE_EVENTS_KEPT = 1000;
 
+/**
+ * How long a job waits for its replicas' confirmation before it could run anyway: longer than two WAIT rounds
+ * (see `awaitReplicas`) and the removal that follows a refusal, with room for a busy process.
+ */
+function holdMs(policy: WaitReplicas): number {
+  return 4 * policy.timeoutMs + 10_000;
+}
+
 export class ToolQueues {
   readonly #queues = new Map<string, Queue>();
   readonly #connection: Redis;
@@ -113,9 +122,24 @@ export class ToolQueues {
       // The job carries the context of this span (no field while nothing traces), so the worker joins the trace.
       const carrier = traceCarrierOf();
       const job = carrier === undefined ? data : { ...data, trace: carrier };
-      await this.queue(policy.queue).add(name, job, options);
-      // With TASKGATE_REDIS_WAIT_REPLICAS, the task's record and its job are on replicas before it is acknowledged.
-      await awaitReplicas(this.#connection, [this.#keys.task(data.taskId), this.#keys.queueSlotKey(policy.queue)]);
+      const replication = waitPolicyOf(this.#connection);
+      if (replication === undefined) {
+        await this.queue(policy.queue).add(name, job, options);
+        return;
+      }
+      // With TASKGATE_REDIS_WAIT_REPLICAS, the task's record and its job are on replicas before it is
+      // acknowledged. Until then the job is held (delayed), so no worker can take it: when the replicas do not
+      // confirm, the job is removed before any worker saw it and the task never runs. Confirmed, it is
+      // promoted at once; should the promotion itself be lost (the master failing just then), the job on the
+      // replica still runs once its hold ends.
+      const held = await this.queue(policy.queue).add(name, job, { ...options, delay: holdMs(replication) });
+      try {
+        await awaitReplicas(this.#connection, [this.#keys.task(data.taskId), this.#keys.queueSlotKey(policy.queue)]);
+      } catch (error) {
+        await held.remove().catch(() => {});
+        throw error;
+      }
+      await held.promote().catch(() => {});
     });
   }
 

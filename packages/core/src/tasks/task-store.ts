@@ -260,6 +260,20 @@ export class TaskStore {
     throw taskNotFound();
   }
 
+  /**
+   * Removes a task that was never acknowledged (its writes did not reach the replicas in time): the record and
+   * its entries in the owner's indexes go, so its id is unknown, as if the create had never run.
+   */
+  async discard(ref: TaskRef): Promise<void> {
+    this.#sessionKeys.forget(ref.taskId);
+    await this.#redis
+      .multi()
+      .del(this.keys.task(ref.taskId))
+      .zrem(this.keys.ownerTasks(ref.ownerId), ref.taskId)
+      .zrem(this.keys.ownerActive(ref.ownerId), ref.taskId)
+      .exec();
+  }
+
   /** Cancels a task on the broker's own behalf (a dropped direct call, an expired job). */
   cancelAsBroker(ref: TaskRef, statusMessage: string): Promise<TransitionResult> {
     return this.#finished(this.#transition('cancelTask', ref, ['', statusMessage, this.keys.cancelledChannel()]));

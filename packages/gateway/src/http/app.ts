@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { errorMessage, isRedisUnavailable, Keys, type Logger } from '@taskgate/core';
+import { errorMessage, isRedisUnavailable, isReplicationTimeout, Keys, type Logger } from '@taskgate/core';
 import { ErrorCode } from '@taskgate/protocol';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { createAuthenticator } from '../auth/auth.js';
@@ -67,6 +67,10 @@ export function buildApp(services: AppServices, readiness: Readiness): Express {
         }
         if (error instanceof HttpError) {
           sendHttpError(res, error);
+          return;
+        }
+        if (isReplicationTimeout(error)) {
+          sendHttpError(res, HttpError.notReplicated());
           return;
         }
         if (isRedisUnavailable(error)) {

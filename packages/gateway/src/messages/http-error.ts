@@ -62,6 +62,19 @@ export class HttpError extends Error {
     );
   }
 
+  /**
+   * 503 with `Retry-After` for a create whose writes the Redis replicas did not confirm in time
+   * (TASKGATE_REDIS_WAIT_REPLICAS): it was not acknowledged and nothing of it remains, so the client may retry.
+   */
+  static notReplicated(): HttpError {
+    return new HttpError(
+      503,
+      ErrorCode.InternalError,
+      'Service Unavailable: the Redis replicas did not confirm the request in time; nothing was created, retry it shortly',
+      { 'Retry-After': String(REDIS_RETRY_AFTER_S) },
+    );
+  }
+
   /** 404 for an unknown, ended or foreign session. */
   static sessionNotFound(): HttpError {
     return new HttpError(

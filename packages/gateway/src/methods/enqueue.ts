@@ -1,5 +1,6 @@
 import {
   type CatalogEntry,
+  isReplicationTimeout,
   queueOfTask,
   type StoredTask,
   type TaskStore,
@@ -18,6 +19,8 @@ export interface EnqueueServices {
 /**
  * Enqueues the job of a task or direct call. When that fails the record is failed with a statusMessage at
  * once (never left `working` without a job); returns the failed record then, undefined on success.
+ * When the replicas did not confirm the record and the job (TASKGATE_REDIS_WAIT_REPLICAS), the task is not
+ * acknowledged at all: the error is thrown (answered with 503 and `Retry-After`) and the record discarded.
  */
 export async function enqueue(
   ctx: Call<EnqueueServices>,
@@ -47,6 +50,7 @@ export async function enqueue(
     await ctx.services.queues.enqueue(policy, data);
     return undefined;
   } catch (error) {
+    if (isReplicationTimeout(error)) return await discardUnconfirmed(ctx, record, error);
     ctx.logger.error(
       { taskId: record.taskId, tool: entry.tool.name, err: error instanceof Error ? error.message : String(error) },
       'enqueuing a tool job failed',
@@ -63,4 +67,22 @@ async function failUnqueued(tasks: TaskStore, record: StoredTask): Promise<Store
     message,
   );
   return finished.ok ? { ...record, ...finished.task } : record;
+}
+
+/**
+ * A task whose writes the replicas did not confirm in time. A failover now could lose it, so it is refused:
+ * the client is told to retry, and it must then be as if the create never ran. The job was held back and is
+ * gone already (ToolQueues.enqueue), so no worker ran it; the record goes here, so its id is unknown and the
+ * owner's active count is as before. Left as a failed record instead, it would be an unacknowledged ghost:
+ * listed to the owner and, after a failover, present or not depending on how far replication got.
+ * Should the removal itself fail (the master gone), the writes are lost with it or their replicas hold a
+ * task the client was told to retry: the one case where a retry may run the tool twice.
+ */
+async function discardUnconfirmed(ctx: Call<EnqueueServices>, record: StoredTask, error: unknown): Promise<never> {
+  ctx.logger.warn(
+    { taskId: record.taskId, err: error instanceof Error ? error.message : String(error) },
+    'task not acknowledged: its writes did not reach the Redis replicas in time',
+  );
+  await ctx.services.tasks.discard({ taskId: record.taskId, ownerId: record.ownerId }).catch(() => {});
+  throw error;
 }

@@ -1,4 +1,12 @@
-import type { ReadJobData, ReadRequest, TaskFollower, TaskRef, TaskStore, ToolQueues } from '@taskgate/core';
+import {
+  isReplicationTimeout,
+  type ReadJobData,
+  type ReadRequest,
+  type TaskFollower,
+  type TaskRef,
+  type TaskStore,
+  type ToolQueues,
+} from '@taskgate/core';
 import { ErrorCode, ProtocolError } from '@taskgate/protocol';
 import type { Call } from './context.js';
 
@@ -41,6 +49,11 @@ export async function runReadJob(
   try {
     await services.queues.enqueue({ queue, attempts: 1 }, data);
   } catch (error) {
+    // Replicas that did not confirm: 503 with Retry-After (the record goes; a read's job was never visible).
+    if (isReplicationTimeout(error)) {
+      await services.tasks.discard(ref).catch(() => {});
+      throw error;
+    }
     ctx.logger.error({ taskId: record.taskId, queue, err: (error as Error).message }, 'enqueuing a read failed');
     await services.tasks.cancelAsBroker(ref, 'The read could not be queued').catch(() => {});
     throw ProtocolError.internal(`${read.method} could not be queued for a worker; try again later.`);

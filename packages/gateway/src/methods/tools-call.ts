@@ -76,7 +76,11 @@ export async function toolsCall(ctx: Call<ToolsCallServices>, params: ToolCall):
     return { kind: 'result', result: { content: [{ type: 'text', text: check.message }], isError: true } };
   }
   const record = await createRecord(ctx, entry, params, asTask);
-  const failed = await enqueue(ctx, entry, record, args);
+  const failed = await enqueue(ctx, entry, record, args).catch(async (error: unknown) => {
+    // Not acknowledged (see `enqueue`): a direct call's index entry goes with its record.
+    if (!asTask && ctx.sessionId !== undefined) await services.calls.close(ctx.sessionId, ctx.request.id);
+    throw error;
+  });
   // A task is handed back at once, unless its tool gathers its first input before it becomes one.
   if (asTask && (failed !== undefined || entry.inputBeforeTask !== true || !ctx.inlineInput)) {
     // 2026-07-28: a task that ends within the tool's inline wait answers as a plain call.
