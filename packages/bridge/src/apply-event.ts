@@ -41,6 +41,30 @@ export class EventApplier {
   }
 
   /** The working bridged task of one of `tools` with this id, if there is one. */
+  async workingTask<T extends AnyBridgedToolConfig>(
+    taskId: string,
+    tools: ReadonlyMap<string, T>,
+  ): Promise<{ readonly ref: TaskRef; readonly tool: T } | undefined> {
+    return await this.#task(taskId, tools);
+  }
+
+  /** Reports progress of the task: its progress notification (its outbox) and statusMessage. */
+  async report(ref: TaskRef, reported: { progress: number; total?: number; message?: string }): Promise<void> {
+    await this.#deps.outbox.append(ref.taskId, {
+      type: 'progress',
+      progress: reported.progress,
+      ...(reported.total !== undefined && { total: reported.total }),
+      ...(reported.message !== undefined && { message: reported.message }),
+    });
+    const of = reported.total !== undefined ? ` of ${reported.total}` : '';
+    await this.#deps.store.setStatusMessage(ref, reported.message ?? `Progress ${reported.progress}${of}`);
+  }
+
+  /** Sets the task's statusMessage. */
+  async status(ref: TaskRef, text: string): Promise<void> {
+    await this.#deps.store.setStatusMessage(ref, text);
+  }
+
   async #task<T extends AnyBridgedToolConfig>(
     taskId: string,
     tools: ReadonlyMap<string, T>,
@@ -60,14 +84,7 @@ export class EventApplier {
       case 'progress': {
         const reported = progressOf(event.data);
         if (reported === undefined) return false;
-        await this.#deps.outbox.append(ref.taskId, {
-          type: 'progress',
-          progress: reported.progress,
-          ...(reported.total !== undefined && { total: reported.total }),
-          ...(reported.message !== undefined && { message: reported.message }),
-        });
-        const of = reported.total !== undefined ? ` of ${reported.total}` : '';
-        await this.#deps.store.setStatusMessage(ref, reported.message ?? `Progress ${reported.progress}${of}`);
+        await this.report(ref, reported);
         return true;
       }
       case 'active':

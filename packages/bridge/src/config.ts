@@ -11,7 +11,7 @@ const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 const QUEUE_NAME = /^[^:\s]{1,200}$/;
 
 const ConnectionSchema = z.strictObject({
-  url: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://'),
+  url: z.string().regex(/^(rediss?|amqps?):\/\//, 'must start with redis://, rediss://, amqp:// or amqps://'),
 });
 
 const JsonSchemaObject = z.custom<Record<string, unknown>>(

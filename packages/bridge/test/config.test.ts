@@ -47,7 +47,7 @@ describe('bridge config', () => {
     const config = loadBridgeConfig(yaml);
     const tool = config.tools[0] as Record<string, unknown>;
     expect(problems({ connections: { a: { url: 'http://x' } }, tools: [] })).toEqual([
-      'connections.a.url: must start with redis:// or rediss://',
+      'connections.a.url: must start with redis://, rediss://, amqp:// or amqps://',
       '(root): must list at least one entry in tools or servers',
     ]);
     expect(problems({ ...config, tools: [{ ...tool, queue: { name: 'a:b', connection: 'legacy' } }] })).toEqual([

@@ -4,6 +4,11 @@ import type { ToolContext } from '@taskgate/worker';
 import type { EventApplier } from '../apply-event.js';
 import type { BridgeMetrics } from '../bridge-metrics.js';
 import type { BridgeConfig, CeleryToolConfig } from '../config.js';
+import { AmqpCeleryTransport } from './celery-amqp.js';
+import { CeleryAmqpLink } from './celery-amqp-link.js';
+import { DEFAULT_RESULT_QUEUE, isAmqpUrl, RPC_BACKEND } from './celery-config.js';
+import { consumeRpcResults } from './celery-rpc.js';
+import { type CeleryTransport, redisTransport } from './celery-transport.js';
 import { type CeleryDeps, followCelery, withdrawCelery } from './follow-celery.js';
 
 /** A Celery-bridged tool's handler and what it does with a task that ended before any bridge ran it. */
@@ -23,28 +28,63 @@ export interface CeleryToolsOptions {
   readonly pollMs: number;
 }
 
-/** The Celery-bridged tools: one broker and one result backend connection per configured connection. */
+/**
+ * The Celery-bridged tools: one broker (Redis, or an AMQP connection), one Redis result backend connection
+ * per configured connection, and one consumer per queue that Celery's `rpc://` backend sends states to.
+ */
 export function celeryTools(options: CeleryToolsOptions): { tools: CeleryTool[]; close: () => Promise<void> } {
   const { config, logger } = options;
-  const brokers = new Map<string, CeleryBroker>();
+  const brokers = new Map<string, CeleryTransport>();
+  const links = new Map<string, CeleryAmqpLink>();
   const backends = new Map<string, CeleryResults>();
+  const rpcTools = new Map<string, Map<string, CeleryToolConfig>>();
   const urlOf = (name: string): string => config.connections[name]?.url as string;
   const onError = (connection: string) => (error: Error) =>
     logger.warn({ connection, err: error.message }, 'celery connection error');
+  const linkOf = (name: string): CeleryAmqpLink => {
+    let link = links.get(name);
+    if (link === undefined) {
+      link = new CeleryAmqpLink(urlOf(name), onError(name));
+      links.set(name, link);
+    }
+    return link;
+  };
+  const brokerOf = (name: string): CeleryTransport => {
+    let broker = brokers.get(name);
+    if (broker === undefined) {
+      if (isAmqpUrl(urlOf(name))) {
+        const queueArguments = new Map(
+          options.tools
+            .filter((tool) => tool.celery.connection === name)
+            .map((tool) => [tool.celery.queue, tool.celery.queueArguments] as const),
+        );
+        broker = new AmqpCeleryTransport(linkOf(name), queueArguments);
+      } else broker = redisTransport(new CeleryBroker(urlOf(name), onError(name)));
+      brokers.set(name, broker);
+    }
+    return broker;
+  };
   const tools = options.tools.map((tool): CeleryTool => {
     const brokerName = tool.celery.connection;
-    const backendName = tool.celery.resultBackend ?? brokerName;
-    let broker = brokers.get(brokerName);
-    if (broker === undefined) {
-      broker = new CeleryBroker(urlOf(brokerName), onError(brokerName));
-      brokers.set(brokerName, broker);
+    const broker = brokerOf(brokerName);
+    const rpc = tool.celery.resultBackend === RPC_BACKEND;
+    let results: CeleryResults | undefined;
+    let replyTo = '';
+    if (rpc) {
+      replyTo = tool.celery.resultQueue ?? DEFAULT_RESULT_QUEUE;
+      const key = `${brokerName}\n${replyTo}`;
+      const byName = rpcTools.get(key) ?? new Map<string, CeleryToolConfig>();
+      byName.set(tool.name, tool);
+      rpcTools.set(key, byName);
+    } else {
+      const backendName = tool.celery.resultBackend ?? brokerName;
+      results = backends.get(backendName);
+      if (results === undefined) {
+        results = new CeleryResults(urlOf(backendName), onError(backendName));
+        backends.set(backendName, results);
+      }
     }
-    let results = backends.get(backendName);
-    if (results === undefined) {
-      results = new CeleryResults(urlOf(backendName), onError(backendName));
-      backends.set(backendName, results);
-    }
-    const deps: CeleryDeps = { ...options, tool, broker, results };
+    const deps: CeleryDeps = { ...options, tool, broker, results, replyTo };
     return {
       tool,
       run: (args, ctx) => followCelery(deps, args, ctx),
@@ -56,9 +96,13 @@ export function celeryTools(options: CeleryToolsOptions): { tools: CeleryTool[];
       },
     };
   });
+  for (const [key, byName] of rpcTools) {
+    const [connection, queue] = key.split('\n') as [string, string];
+    consumeRpcResults({ ...options, link: linkOf(connection), queue, tools: byName });
+  }
   const close = async (): Promise<void> => {
     await Promise.all(
-      [...brokers.values(), ...backends.values()].map((connection) =>
+      [...brokers.values(), ...backends.values(), ...links.values()].map((connection) =>
         connection.close().catch((error: unknown) => logger.warn({ err: errorMessage(error) }, 'celery close failed')),
       ),
     );

@@ -1,0 +1,134 @@
+import type { ConfirmChannel, Options } from 'amqplib';
+import type { CeleryAmqpLink } from './celery-amqp-link.js';
+import { type CeleryTaskParts, revokeParts } from './celery-message.js';
+import type { CeleryTransport } from './celery-transport.js';
+
+/** Celery's control exchange: a fanout every worker's pidbox queue is bound to. */
+const PIDBOX = 'celery.pidbox';
+/** A publish not confirmed by then fails (the hand-off is tried again). */
+const CONFIRM_TIMEOUT_MS = 15_000;
+
+const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value), 'utf8');
+
+/** Publishes on the confirm channel; resolves once the broker confirmed the message (rejects on a nack). */
+function publishConfirmed(
+  channel: ConfirmChannel,
+  exchange: string,
+  routingKey: string,
+  content: Buffer,
+  options: Options.Publish,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error('RabbitMQ did not confirm the message in time')),
+      CONFIRM_TIMEOUT_MS,
+    );
+    const onClose = (): void => {
+      clearTimeout(timer);
+      reject(new Error('The AMQP channel closed before RabbitMQ confirmed the message'));
+    };
+    channel.once('close', onClose);
+    channel.publish(exchange, routingKey, content, options, (error) => {
+      clearTimeout(timer);
+      channel.off('close', onClose);
+      if (error) reject(error instanceof Error ? error : new Error('RabbitMQ refused the message (nack)'));
+      else resolve();
+    });
+  });
+}
+
+/**
+ * A Celery broker on RabbitMQ, spoken as kombu's AMQP transport (py-amqp) does with Celery's defaults: the
+ * task queue is durable, bound to the direct exchange of its name with its name as routing key, and a task
+ * message goes through the default exchange to the queue's name (as `send_task` does for a direct queue),
+ * persistent, with its priority; the bridge counts it handed off once RabbitMQ confirmed it. A queue that
+ * exists already (its workers declared it, maybe with arguments of their own) is left as it is.
+ */
+export class AmqpCeleryTransport implements CeleryTransport {
+  readonly amqp = true;
+  readonly #link: CeleryAmqpLink;
+  readonly #queueArguments: ReadonlyMap<string, Record<string, unknown> | undefined>;
+
+  /** `queueArguments`: per queue, the arguments to declare it with when the bridge declares it first. */
+  constructor(link: CeleryAmqpLink, queueArguments: ReadonlyMap<string, Record<string, unknown> | undefined>) {
+    this.#link = link;
+    this.#queueArguments = queueArguments;
+  }
+
+  /** Declares the Celery queue (and its exchange and binding) as a Celery worker would, unless it exists. */
+  async #declare(queue: string): Promise<void> {
+    const link = this.#link;
+    if (link.declared.has(queue)) return;
+    const exists = await link
+      .passive((channel) => channel.checkQueue(queue))
+      .then(
+        () => true,
+        () => false,
+      );
+    if (!exists) {
+      const channel = await link.confirmChannel();
+      await channel.assertExchange(queue, 'direct', { durable: true, autoDelete: false });
+      const args = this.#queueArguments.get(queue);
+      await channel.assertQueue(queue, { durable: true, autoDelete: false, ...(args && { arguments: args }) });
+      await channel.bindQueue(queue, queue, queue);
+    }
+    link.declared.add(queue);
+  }
+
+  async send(queue: string, parts: CeleryTaskParts): Promise<void> {
+    await this.#declare(queue);
+    const { headers, body, properties } = parts;
+    const channel = await this.#link.confirmChannel();
+    await publishConfirmed(channel, '', queue, json(body), {
+      contentType: 'application/json',
+      contentEncoding: 'utf-8',
+      headers,
+      deliveryMode: properties.delivery_mode,
+      priority: properties.priority,
+      correlationId: properties.correlation_id,
+      ...(properties.reply_to !== '' && { replyTo: properties.reply_to }),
+      ...(properties.expiration !== undefined && { expiration: properties.expiration }),
+    });
+  }
+
+  /** RabbitMQ cannot look into a queue for one message. */
+  async waits(): Promise<undefined> {
+    return undefined;
+  }
+
+  /** Rejects while RabbitMQ cannot be reached; undefined when the queue does not exist (yet). */
+  async consumers(queue: string): Promise<number | undefined> {
+    await this.#link.model();
+    const found = await this.#link.passive((channel) => channel.checkQueue(queue)).catch(() => undefined);
+    return found?.consumerCount;
+  }
+
+  /** RabbitMQ cannot take one message out of a queue: a queued task is revoked instead. */
+  async withdraw(): Promise<boolean> {
+    return false;
+  }
+
+  /**
+   * `app.control.revoke(task_id, terminate=...)` as kombu's pidbox publishes it on AMQP: a transient message
+   * on the fanout `celery.pidbox` (declared as kombu declares it: not durable), every running worker's
+   * pidbox queue gets it; no reply is asked for.
+   */
+  async revoke(taskId: string, terminate: boolean): Promise<void> {
+    const channel = await this.#link.confirmChannel();
+    if (!this.#link.declared.has(PIDBOX)) {
+      await channel.assertExchange(PIDBOX, 'fanout', { durable: false, autoDelete: false });
+      this.#link.declared.add(PIDBOX);
+    }
+    const { body, headers } = revokeParts(taskId, terminate, Date.now());
+    await publishConfirmed(channel, PIDBOX, '', json(body), {
+      contentType: 'application/json',
+      contentEncoding: 'utf-8',
+      headers,
+      deliveryMode: 1,
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.#link.close();
+  }
+}
