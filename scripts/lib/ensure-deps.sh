@@ -61,3 +61,17 @@ ensure_openssl() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq openssl >/dev/null
   command -v openssl >/dev/null 2>&1 || { echo "could not install openssl" >&2; return 1; }
 }
+
+# rabbitmq-server (with Erlang and epmd): the test harness (test/harness/src/rabbitmq.ts) starts private nodes of it
+# for the bridge's AMQP tests; it runs the scripts under /usr/lib/rabbitmq/bin directly (RABBITMQ_SBIN names others).
+ensure_rabbitmq() {
+  local sbin="${RABBITMQ_SBIN:-/usr/lib/rabbitmq/bin}"
+  if [ -x "$sbin/rabbitmq-server" ] && command -v "${EPMD_BIN:-epmd}" >/dev/null 2>&1; then return 0; fi
+  echo "rabbitmq-server not found: installing it with apt-get" >&2
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq rabbitmq-server >/dev/null
+  # The Debian package may start a system-wide node; the project never uses it.
+  [ -x "$sbin/rabbitmq-server" ] || { echo "could not install rabbitmq-server" >&2; return 1; }
+}

@@ -10,8 +10,13 @@ const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 /** BullMQ queue names may not contain ':' (its key separator). */
 const QUEUE_NAME = /^[^:\s]{1,200}$/;
 
+/** An AMQP 0-9-1 broker (RabbitMQ): its url starts with amqp:// or amqps://. */
+const AMQP_URL = /^amqps?:\/\//;
+
 const ConnectionSchema = z.strictObject({
   url: z.string().regex(/^(rediss?|amqps?):\/\//, 'must start with redis://, rediss://, amqp:// or amqps://'),
+  /** AMQP only: the durable queue the bridge's replicas share for the replies of `amqp:` tools. */
+  replyQueue: z.string().trim().min(1).max(255, 'must be at most 255 characters').optional(),
 });
 
 const JsonSchemaObject = z.custom<Record<string, unknown>>(
@@ -89,6 +94,17 @@ export type CeleryToolConfig = z.output<typeof CeleryToolSchema>;
 /** Any `tools:` entry. */
 export type AnyBridgedToolConfig = BridgeConfig['tools'][number];
 
+/** A configured connection. */
+export type ConnectionConfig = BridgeConfig['connections'][string];
+
+/** Is this connection an AMQP 0-9-1 broker (RabbitMQ), else a Redis server? */
+export function isAmqpConnection(connection: ConnectionConfig): boolean {
+  return AMQP_URL.test(connection.url);
+}
+
+/** The durable reply queue of an AMQP connection, shared by the bridge's replicas. */
+export const DEFAULT_REPLY_QUEUE = 'taskgate.replies';
+
 /** Is this tool bridged to a Celery task (else to a BullMQ queue)? */
 export function isCeleryTool(tool: AnyBridgedToolConfig): tool is CeleryToolConfig {
   return 'celery' in tool;
@@ -122,6 +138,11 @@ export function parseBridgeConfig(input: unknown, env: NodeJS.ProcessEnv = proce
   }
   const problems: string[] = [];
   const config = { ...parsed.data, servers: resolveServers(parsed.data.servers, env, problems) };
+  for (const [name, connection] of Object.entries(config.connections)) {
+    if (connection.replyQueue !== undefined && !isAmqpConnection(connection)) {
+      problems.push(`connections.${name}.replyQueue: only an amqp:// or amqps:// connection has a reply queue`);
+    }
+  }
   const names = new Set<string>();
   config.tools.forEach((tool, index) => {
     if (names.has(tool.name)) problems.push(`tools[${index}].name: duplicate tool name "${tool.name}"`);
@@ -130,8 +151,13 @@ export function parseBridgeConfig(input: unknown, env: NodeJS.ProcessEnv = proce
       problems.push(...celeryProblems(tool.celery, `tools[${index}].celery`, config.connections));
       return;
     }
-    if (config.connections[tool.queue.connection] === undefined) {
+    const connection = config.connections[tool.queue.connection];
+    if (connection === undefined) {
       problems.push(`tools[${index}].queue.connection: unknown connection "${tool.queue.connection}"`);
+    } else if (isAmqpConnection(connection)) {
+      problems.push(
+        `tools[${index}].queue.connection: "${tool.queue.connection}" is AMQP; a BullMQ queue lives in Redis`,
+      );
     }
     for (const option of RESERVED_OPTIONS) {
       if (option in tool.job.options) {

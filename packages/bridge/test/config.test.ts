@@ -64,6 +64,18 @@ describe('bridge config', () => {
       'tools[1].job.options.jobId: set by the bridge (job id = task id), remove it',
     ]);
     expect(problems({ ...config, extra: 1 })).toEqual(['(root): Unrecognized key: "extra"']);
+    expect(
+      problems({
+        ...config,
+        connections: {
+          legacy: { url: 'amqp://127.0.0.1', replyQueue: 'r' },
+          other: { url: 'redis://x', replyQueue: 'r' },
+        },
+      }),
+    ).toEqual([
+      'connections.other.replyQueue: only an amqp:// or amqps:// connection has a reply queue',
+      'tools[0].queue.connection: "legacy" is AMQP; a BullMQ queue lives in Redis',
+    ]);
   });
 
   it("takes a tool's inlineWaitMs (absent: TASKGATE_INLINE_WAIT_MS) and names a bad one", () => {

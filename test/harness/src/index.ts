@@ -22,6 +22,7 @@ export {
 } from './http-client.js';
 export { uniquePrefix } from './prefix.js';
 export { parsePrometheus, type Sample, type Scrape, scrape } from './prometheus.js';
+export { assertRabbitMQAvailable, type RabbitMQ, type StartRabbitMQOptions, startRabbitMQ } from './rabbitmq.js';
 export {
   assertRedisClusterAvailable,
   type RedisClusterNode,
