@@ -22,10 +22,17 @@ import {
   type TaskgateWorker,
 } from '@taskgate/worker';
 import { Registry } from 'prom-client';
+import { AmqpConnections } from './amqp/connection.js';
 import { EventApplier } from './apply-event.js';
 import { BridgeMetrics } from './bridge-metrics.js';
 import { celeryTools } from './celery/celery-tools.js';
-import { type AnyBridgedToolConfig, type BridgeConfig, type BridgedToolConfig, isCeleryTool } from './config.js';
+import {
+  type AnyBridgedToolConfig,
+  type BridgeConfig,
+  type BridgedToolConfig,
+  isAmqpConnection,
+  isCeleryTool,
+} from './config.js';
 import { followJob } from './follow-job.js';
 import { QueueFollower } from './queue-follower.js';
 import { createUpstreamServers } from './upstream/servers.js';
@@ -145,7 +152,17 @@ export function createBridge(options: CreateBridgeOptions): TaskgateBridge {
     };
     return bridgedTool(tool, (args, ctx) => followJob(deps, args as Record<string, unknown>, ctx), withdraw);
   });
+  // One connection per configured AMQP connection, shared by the tools that name it.
+  const amqp = new AmqpConnections(
+    new Map(
+      Object.entries(config.connections)
+        .filter(([, connection]) => isAmqpConnection(connection))
+        .map(([name, connection]) => [name, connection.url]),
+    ),
+    logger,
+  );
   const celery = celeryTools({
+    amqp,
     config,
     tools: config.tools.filter(isCeleryTool),
     handOffs: new CeleryHandOffs({ redis, keys }),
@@ -206,6 +223,7 @@ export function createBridge(options: CreateBridgeOptions): TaskgateBridge {
         await upstreams?.close();
         await Promise.all(all.map(({ follower }) => follower.close()));
         await celery.close();
+        await amqp.close();
         await Promise.all(
           all.map(({ queue }) =>
             queue.close().catch((error: unknown) => logger.warn({ err: errorMessage(error) }, 'queue close failed')),

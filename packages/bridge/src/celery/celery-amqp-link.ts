@@ -1,77 +1,76 @@
-import { type Channel, type ChannelModel, type ConfirmChannel, connect } from 'amqplib';
+import { randomUUID } from 'node:crypto';
+import type { Channel, ChannelModel, Options } from 'amqplib';
+import type { AmqpConnection, PublishOutcome } from '../amqp/connection.js';
 
-/** Waits before connecting again after a failed attempt (ms), doubled up to the max. */
-const RETRY_MS = 200;
-const MAX_RETRY_MS = 5_000;
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
+/** How long a publish or a check waits for the connection before it fails (ms). */
+const CONNECT_WAIT_MS = 1_000;
+/** Waits before opening a consumer's channel again after it alone closed (ms). */
+const REOPEN_MS = 1_000;
 
 /**
- * One AMQP connection of the Celery tools, made on first use and made anew after it closes (a RabbitMQ
- * restart): a confirm channel for publishing, a channel for passive checks, and consumers kept running
- * across reconnects by `keepConsuming`.
+ * What the Celery tools use of one of the bridge's AMQP connections (amqp/connection.ts, which reconnects by
+ * itself): confirmed publishes, declarations on the live connection, and consumers started on every
+ * (re)connection.
  */
 export class CeleryAmqpLink {
-  readonly #url: string;
-  readonly #onError: (error: Error) => void;
-  #model: Promise<ChannelModel> | undefined;
-  #confirm: Promise<ConfirmChannel> | undefined;
+  readonly #connection: AmqpConnection;
+  #model: ChannelModel | undefined;
   #check: Promise<Channel> | undefined;
   /** What was declared on the current connection (a reconnect declares again). */
   declared = new Set<string>();
-  #closed = false;
 
-  constructor(url: string, onError: (error: Error) => void) {
-    this.#url = url;
-    this.#onError = onError;
-  }
-
-  get closed(): boolean {
-    return this.#closed;
-  }
-
-  /** The current connection, connecting when there is none; rejects when the attempt fails. */
-  model(): Promise<ChannelModel> {
-    if (this.#closed) return Promise.reject(new Error('The AMQP connection is closed'));
-    if (this.#model === undefined) {
-      const model = connect(this.#url, { clientProperties: { connection_name: 'taskgate-bridge celery' } }).then(
-        (connected) => {
-          connected.on('error', (error: Error) => this.#onError(error));
-          connected.on('close', () => this.#forget(model));
-          return connected;
-        },
-      );
-      model.catch(() => this.#forget(model));
+  constructor(connection: AmqpConnection) {
+    this.#connection = connection;
+    void connection.addSetup(async (model) => {
       this.#model = model;
-    }
-    return this.#model;
+      this.#check = undefined;
+      this.declared = new Set();
+    });
   }
 
-  #forget(model: Promise<ChannelModel>): void {
-    if (this.#model !== model) return;
-    this.#model = undefined;
-    this.#confirm = undefined;
-    this.#check = undefined;
-    this.declared = new Set();
+  get name(): string {
+    return this.#connection.name;
   }
 
-  /** The publishing channel (publisher confirms on), opened anew after it or its connection closed. */
-  confirmChannel(): Promise<ConfirmChannel> {
-    if (this.#confirm === undefined) {
-      const channel = this.model().then(async (model) => {
-        const opened = await model.createConfirmChannel();
-        opened.on('error', (error: Error) => this.#onError(error));
-        opened.on('close', () => {
-          if (this.#confirm === channel) this.#confirm = undefined;
-        });
-        return opened;
-      });
-      channel.catch(() => {
-        if (this.#confirm === channel) this.#confirm = undefined;
-      });
-      this.#confirm = channel;
+  /** Waits up to `ms` for the connection (a bridge that just started, a reconnect under way). */
+  async connected(ms = CONNECT_WAIT_MS): Promise<void> {
+    if (this.#connection.connected && this.#model !== undefined) return;
+    this.#connection.start();
+    await this.#connection.whenConnected(AbortSignal.timeout(ms)).catch(() => {});
+  }
+
+  /** The live connection; throws, saying why, while it is down. */
+  model(): ChannelModel {
+    const model = this.#model;
+    if (!this.#connection.connected || model === undefined) {
+      const why = this.#connection.lastError?.message;
+      throw new Error(`AMQP connection '${this.name}' is down${why === undefined ? '' : ` (${why})`}`);
     }
-    return this.#confirm;
+    return model;
+  }
+
+  /** Publishes with `mandatory` and waits for RabbitMQ's confirm: 'routed' or 'unroutable'. */
+  async publish(
+    exchange: string,
+    routingKey: string,
+    content: Buffer,
+    options: Options.Publish,
+  ): Promise<PublishOutcome> {
+    await this.connected();
+    this.model();
+    return await this.#connection.publish(exchange, routingKey, content, { messageId: randomUUID(), ...options });
+  }
+
+  /** Declares on a channel of its own (a refused declaration closes its channel in AMQP, nothing else). */
+  async declare<T>(declare: (channel: Channel) => Promise<T>): Promise<T> {
+    await this.connected();
+    const channel = await this.model().createChannel();
+    channel.on('error', () => {});
+    try {
+      return await declare(channel);
+    } finally {
+      await channel.close().catch(() => {});
+    }
   }
 
   /**
@@ -79,9 +78,10 @@ export class CeleryAmqpLink {
    * channel in AMQP, so the next check opens another.
    */
   async passive<T>(check: (channel: Channel) => Promise<T>): Promise<T> {
+    await this.connected();
+    const model = this.model();
     if (this.#check === undefined) {
-      const channel = this.model().then(async (model) => {
-        const opened = await model.createChannel();
+      const channel = model.createChannel().then((opened) => {
         opened.on('error', () => {});
         opened.on('close', () => {
           if (this.#check === channel) this.#check = undefined;
@@ -97,34 +97,27 @@ export class CeleryAmqpLink {
   }
 
   /**
-   * Keeps `start` consuming: it is called with a fresh channel on every (re)connection and the channel is
-   * watched; when it or the connection closes, `start` is called again once connected.
+   * Keeps `start` consuming: it is called with a fresh channel on every (re)connection, and again if that
+   * channel alone closes.
    */
-  keepConsuming(start: (channel: Channel) => Promise<void>): void {
-    void (async () => {
-      let wait = RETRY_MS;
-      while (!this.#closed) {
-        try {
-          const model = await this.model();
-          const channel = await model.createChannel();
-          const closed = new Promise<void>((resolve) => channel.once('close', () => resolve()));
-          channel.on('error', (error: Error) => this.#onError(error));
-          await start(channel);
-          wait = RETRY_MS;
-          await closed;
-        } catch (error) {
-          this.#onError(error instanceof Error ? error : new Error(String(error)));
-          await sleep(wait);
-          wait = Math.min(wait * 2, MAX_RETRY_MS);
-        }
-      }
-    })();
+  keepConsuming(start: (channel: Channel) => Promise<void>, onError: (error: Error) => void): void {
+    const open = async (model: ChannelModel): Promise<void> => {
+      const channel = await model.createChannel();
+      channel.on('error', onError);
+      channel.once('close', () => {
+        if (this.#model !== model || !this.#connection.connected) return;
+        setTimeout(() => {
+          if (this.#model === model && this.#connection.connected) open(model).catch(onError);
+        }, REOPEN_MS).unref();
+      });
+      await start(channel);
+    };
+    this.#connection.addSetup(open).catch(onError);
+    this.#connection.start();
   }
 
-  async close(): Promise<void> {
-    this.#closed = true;
-    const model = this.#model;
-    this.#model = undefined;
-    if (model !== undefined) await (await model.catch(() => undefined))?.close().catch(() => {});
+  /** Connects (if not yet): publishes made before wait for nothing, they fail until connected. */
+  start(): void {
+    this.#connection.start();
   }
 }

@@ -1,41 +1,10 @@
-import type { ConfirmChannel, Options } from 'amqplib';
 import type { CeleryAmqpLink } from './celery-amqp-link.js';
 import { type CeleryTaskParts, revokeParts } from './celery-message.js';
 import type { CeleryTransport } from './celery-transport.js';
 
 /** Celery's control exchange: a fanout every worker's pidbox queue is bound to. */
 const PIDBOX = 'celery.pidbox';
-/** A publish not confirmed by then fails (the hand-off is tried again). */
-const CONFIRM_TIMEOUT_MS = 15_000;
-
 const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value), 'utf8');
-
-/** Publishes on the confirm channel; resolves once the broker confirmed the message (rejects on a nack). */
-function publishConfirmed(
-  channel: ConfirmChannel,
-  exchange: string,
-  routingKey: string,
-  content: Buffer,
-  options: Options.Publish,
-): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error('RabbitMQ did not confirm the message in time')),
-      CONFIRM_TIMEOUT_MS,
-    );
-    const onClose = (): void => {
-      clearTimeout(timer);
-      reject(new Error('The AMQP channel closed before RabbitMQ confirmed the message'));
-    };
-    channel.once('close', onClose);
-    channel.publish(exchange, routingKey, content, options, (error) => {
-      clearTimeout(timer);
-      channel.off('close', onClose);
-      if (error) reject(error instanceof Error ? error : new Error('RabbitMQ refused the message (nack)'));
-      else resolve();
-    });
-  });
-}
 
 /**
  * A Celery broker on RabbitMQ, spoken as kombu's AMQP transport (py-amqp) does with Celery's defaults: the
@@ -66,11 +35,12 @@ export class AmqpCeleryTransport implements CeleryTransport {
         () => false,
       );
     if (!exists) {
-      const channel = await link.confirmChannel();
-      await channel.assertExchange(queue, 'direct', { durable: true, autoDelete: false });
       const args = this.#queueArguments.get(queue);
-      await channel.assertQueue(queue, { durable: true, autoDelete: false, ...(args && { arguments: args }) });
-      await channel.bindQueue(queue, queue, queue);
+      await link.declare(async (channel) => {
+        await channel.assertExchange(queue, 'direct', { durable: true, autoDelete: false });
+        await channel.assertQueue(queue, { durable: true, autoDelete: false, ...(args && { arguments: args }) });
+        await channel.bindQueue(queue, queue, queue);
+      });
     }
     link.declared.add(queue);
   }
@@ -78,8 +48,7 @@ export class AmqpCeleryTransport implements CeleryTransport {
   async send(queue: string, parts: CeleryTaskParts): Promise<void> {
     await this.#declare(queue);
     const { headers, body, properties } = parts;
-    const channel = await this.#link.confirmChannel();
-    await publishConfirmed(channel, '', queue, json(body), {
+    const outcome = await this.#link.publish('', queue, json(body), {
       contentType: 'application/json',
       contentEncoding: 'utf-8',
       headers,
@@ -89,6 +58,11 @@ export class AmqpCeleryTransport implements CeleryTransport {
       ...(properties.reply_to !== '' && { replyTo: properties.reply_to }),
       ...(properties.expiration !== undefined && { expiration: properties.expiration }),
     });
+    if (outcome === 'unroutable') {
+      // The queue was deleted since it was declared: declared again at the next try.
+      this.#link.declared.delete(queue);
+      throw new Error(`RabbitMQ routed the message to no queue (queue '${queue}' is gone)`);
+    }
   }
 
   /** RabbitMQ cannot look into a queue for one message. */
@@ -98,7 +72,8 @@ export class AmqpCeleryTransport implements CeleryTransport {
 
   /** Rejects while RabbitMQ cannot be reached; undefined when the queue does not exist (yet). */
   async consumers(queue: string): Promise<number | undefined> {
-    await this.#link.model();
+    await this.#link.connected();
+    this.#link.model();
     const found = await this.#link.passive((channel) => channel.checkQueue(queue)).catch(() => undefined);
     return found?.consumerCount;
   }
@@ -111,24 +86,24 @@ export class AmqpCeleryTransport implements CeleryTransport {
   /**
    * `app.control.revoke(task_id, terminate=...)` as kombu's pidbox publishes it on AMQP: a transient message
    * on the fanout `celery.pidbox` (declared as kombu declares it: not durable), every running worker's
-   * pidbox queue gets it; no reply is asked for.
+   * pidbox queue gets it; no reply is asked for. 'unheard' when no worker runs (no queue is bound to it).
    */
-  async revoke(taskId: string, terminate: boolean): Promise<void> {
-    const channel = await this.#link.confirmChannel();
-    if (!this.#link.declared.has(PIDBOX)) {
-      await channel.assertExchange(PIDBOX, 'fanout', { durable: false, autoDelete: false });
-      this.#link.declared.add(PIDBOX);
+  async revoke(taskId: string, terminate: boolean): Promise<'sent' | 'unheard'> {
+    const link = this.#link;
+    if (!link.declared.has(PIDBOX)) {
+      await link.declare((channel) => channel.assertExchange(PIDBOX, 'fanout', { durable: false, autoDelete: false }));
+      link.declared.add(PIDBOX);
     }
     const { body, headers } = revokeParts(taskId, terminate, Date.now());
-    await publishConfirmed(channel, PIDBOX, '', json(body), {
+    const outcome = await link.publish(PIDBOX, '', json(body), {
       contentType: 'application/json',
       contentEncoding: 'utf-8',
       headers,
       deliveryMode: 1,
     });
+    return outcome === 'routed' ? 'sent' : 'unheard';
   }
 
-  async close(): Promise<void> {
-    await this.#link.close();
-  }
+  /** The connection is the bridge's (closed with it). */
+  async close(): Promise<void> {}
 }

@@ -21,6 +21,7 @@ export interface RpcResultsDeps {
   readonly handOffs: CeleryHandOffs;
   readonly applier: EventApplier;
   readonly logger: Logger;
+  readonly onError: (error: Error) => void;
 }
 
 /** A state as Celery's `rpc://` backend sends it: `{task_id, status, result, traceback, children}`, JSON. */
@@ -106,5 +107,5 @@ export function consumeRpcResults(deps: RpcResultsDeps): void {
       });
     });
     deps.logger.info({ queue: deps.queue }, 'consuming celery rpc results');
-  });
+  }, deps.onError);
 }

@@ -1,6 +1,7 @@
 import { CeleryBroker, type CeleryHandOffs, CeleryResults, errorMessage, type Logger } from '@taskgate/core';
 import type { CallToolResult } from '@taskgate/protocol';
 import type { ToolContext } from '@taskgate/worker';
+import type { AmqpConnections } from '../amqp/connection.js';
 import type { EventApplier } from '../apply-event.js';
 import type { BridgeMetrics } from '../bridge-metrics.js';
 import type { BridgeConfig, CeleryToolConfig } from '../config.js';
@@ -26,11 +27,14 @@ export interface CeleryToolsOptions {
   readonly metrics: BridgeMetrics;
   readonly logger: Logger;
   readonly pollMs: number;
+  /** The bridge's AMQP connections (an `amqp://` broker of a tool is one of them). */
+  readonly amqp: AmqpConnections;
 }
 
 /**
- * The Celery-bridged tools: one broker (Redis, or an AMQP connection), one Redis result backend connection
- * per configured connection, and one consumer per queue that Celery's `rpc://` backend sends states to.
+ * The Celery-bridged tools: one broker (Redis, or one of the bridge's AMQP connections), one Redis result
+ * backend connection per configured connection, and one consumer per queue that Celery's `rpc://` backend
+ * sends states to. AMQP connections are started here and closed with the bridge's.
  */
 export function celeryTools(options: CeleryToolsOptions): { tools: CeleryTool[]; close: () => Promise<void> } {
   const { config, logger } = options;
@@ -44,7 +48,7 @@ export function celeryTools(options: CeleryToolsOptions): { tools: CeleryTool[];
   const linkOf = (name: string): CeleryAmqpLink => {
     let link = links.get(name);
     if (link === undefined) {
-      link = new CeleryAmqpLink(urlOf(name), onError(name));
+      link = new CeleryAmqpLink(options.amqp.get(name));
       links.set(name, link);
     }
     return link;
@@ -96,13 +100,14 @@ export function celeryTools(options: CeleryToolsOptions): { tools: CeleryTool[];
       },
     };
   });
+  for (const link of links.values()) link.start();
   for (const [key, byName] of rpcTools) {
     const [connection, queue] = key.split('\n') as [string, string];
-    consumeRpcResults({ ...options, link: linkOf(connection), queue, tools: byName });
+    consumeRpcResults({ ...options, link: linkOf(connection), queue, tools: byName, onError: onError(connection) });
   }
   const close = async (): Promise<void> => {
     await Promise.all(
-      [...brokers.values(), ...backends.values(), ...links.values()].map((connection) =>
+      [...brokers.values(), ...backends.values()].map((connection) =>
         connection.close().catch((error: unknown) => logger.warn({ err: errorMessage(error) }, 'celery close failed')),
       ),
     );

@@ -13,8 +13,8 @@ export interface CeleryTransport {
   consumers(queue: string): Promise<number | undefined>;
   /** Takes the task's message out of `queue` if it still waits there; true when it was removed. */
   withdraw(queue: string, taskId: string): Promise<boolean>;
-  /** Broadcasts Celery's `revoke` command to every worker (`celery.pidbox`). */
-  revoke(taskId: string, terminate: boolean): Promise<void>;
+  /** Broadcasts Celery's `revoke` command to every worker (`celery.pidbox`); 'unheard' when none runs (AMQP). */
+  revoke(taskId: string, terminate: boolean): Promise<'sent' | 'unheard'>;
   close(): Promise<void>;
 }
 
@@ -26,7 +26,10 @@ export function redisTransport(broker: CeleryBroker): CeleryTransport {
     waits: async (queue, taskId) => (await broker.find(queue, taskId)) !== undefined,
     consumers: async () => undefined,
     withdraw: (queue, taskId) => broker.withdraw(queue, taskId),
-    revoke: (taskId, terminate) => broker.broadcast('celery.pidbox', revokeMessage(taskId, terminate, Date.now())),
+    revoke: async (taskId, terminate) => {
+      await broker.broadcast('celery.pidbox', revokeMessage(taskId, terminate, Date.now()));
+      return 'sent';
+    },
     close: () => broker.close(),
   };
 }

@@ -223,11 +223,11 @@ async function apply(follow: Follow, meta: CeleryMeta): Promise<CallToolResult |
 export async function withdrawCelery(
   deps: Pick<CeleryDeps, 'tool' | 'broker'>,
   taskId: string,
-): Promise<'removed' | 'revoked'> {
+): Promise<'removed' | 'revoked' | 'revoked, no worker heard it'> {
   const { celery } = deps.tool;
   if (await deps.broker.withdraw(celery.queue, taskId)) return 'removed';
-  await deps.broker.revoke(taskId, celery.cancel === 'terminate');
-  return 'revoked';
+  const heard = await deps.broker.revoke(taskId, celery.cancel === 'terminate');
+  return heard === 'sent' ? 'revoked' : 'revoked, no worker heard it';
 }
 
 /**
