@@ -58,7 +58,6 @@ beforeAll(async () => {
       return bridge;
     },
   );
-  await startWorker();
 }, 300_000);
 
 afterAll(async () => {
@@ -72,6 +71,25 @@ afterAll(async () => {
 }, 60_000);
 
 describe('bridge: Celery on RabbitMQ with a Redis result backend', () => {
+  it('declares the queue as Celery does, so a worker started later consumes it; a revoke nobody heard is said', async () => {
+    const sid = await client.session();
+    const waiting = await client.createTask(sid, 'render_pdf', { path: '/first.pdf' });
+    const cancelled = await client.createTask(sid, 'greet', { path: '/unheard.pdf' });
+    for (const taskId of [waiting, cancelled]) {
+      const task = await client.until(sid, taskId, (t) => String(t.statusMessage).startsWith('Queued'), 'queued');
+      expect(task.statusMessage).toBe("Queued in Celery queue 'celery': waiting for a worker");
+    }
+    expect((await client.request(sid, 'tasks/cancel', { taskId: cancelled })).result?.status).toBe('cancelled');
+    const unheard = new RegExp(`"taskId":"${cancelled}"[^\n]*"how":"revoked, no worker heard it"`);
+    await waitFor(() => bridges.some((proc) => unheard.test(proc.output())), 'the unheard revoke in the log');
+
+    await startWorker();
+    expect((await client.until(sid, waiting, terminal, 'the waiting task to end')).status).toBe('completed');
+    expect(ran(waiting)).toBe(1);
+    await waitFor(async () => (await stateOf(cancelled)) === 'SUCCESS', 'the worker to run the cancelled one');
+    expect((await client.task(sid, cancelled)).status).toBe('cancelled');
+  }, 90_000);
+
   it('runs a task once and maps its result and its progress', async () => {
     const sid = await client.session();
     const rendered = await client.createTask(sid, 'render_pdf', { path: '/r/q3.pdf', dpi: 300 });
