@@ -6,6 +6,7 @@
  * both ways: a listed file that starts something fails it, and so does a file that needs nothing but is missing.
  */
 export const FAST_TESTS: readonly string[] = [
+  'packages/bridge/test/amqp-config.test.ts',
   'packages/bridge/test/celery-config.test.ts',
   'packages/bridge/test/config.test.ts',
   'packages/bridge/test/queue-shards.test.ts',

@@ -40,12 +40,17 @@ export class EventApplier {
     return event.kind === 'other' ? undefined : await this.#task(event.jobId, tools);
   }
 
-  /** The working bridged task of one of `tools` with this id, if there is one. */
-  async workingTask<T extends AnyBridgedToolConfig>(
+  /** The working (or input_required) bridged task of one of `tools` with this id, if there is one. */
+  async working<T extends AnyBridgedToolConfig>(
     taskId: string,
     tools: ReadonlyMap<string, T>,
   ): Promise<{ readonly ref: TaskRef; readonly tool: T } | undefined> {
     return await this.#task(taskId, tools);
+  }
+
+  /** The name of the tool the task `taskId` ran, if the task exists. */
+  async toolOf(taskId: string): Promise<string | undefined> {
+    return (await this.#deps.store.read(taskId))?.tool;
   }
 
   /** Reports progress of the task: its progress notification (its outbox) and statusMessage. */

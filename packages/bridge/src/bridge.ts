@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import {
+  AmqpHandOffs,
   BridgePositions,
   CeleryHandOffs,
   closeRedis,
@@ -22,6 +23,7 @@ import {
   type TaskgateWorker,
 } from '@taskgate/worker';
 import { Registry } from 'prom-client';
+import { amqpTools } from './amqp/amqp-tools.js';
 import { AmqpConnections } from './amqp/connection.js';
 import { EventApplier } from './apply-event.js';
 import { BridgeMetrics } from './bridge-metrics.js';
@@ -31,7 +33,9 @@ import {
   type BridgeConfig,
   type BridgedToolConfig,
   isAmqpConnection,
+  isAmqpTool,
   isCeleryTool,
+  isQueueTool,
 } from './config.js';
 import { followJob } from './follow-job.js';
 import { QueueFollower } from './queue-follower.js';
@@ -141,7 +145,7 @@ export function createBridge(options: CreateBridgeOptions): TaskgateBridge {
     return entry;
   };
   const graceMs = leaseMs + pollMs;
-  const queueTools = config.tools.filter((tool): tool is BridgedToolConfig => !isCeleryTool(tool));
+  const queueTools = config.tools.filter(isQueueTool);
   const tools = queueTools.map((tool) => {
     const { queue, follower } = followedOf(tool);
     const deps = { tool, queue, follower, applier, metrics, pollMs, graceMs };
@@ -152,17 +156,11 @@ export function createBridge(options: CreateBridgeOptions): TaskgateBridge {
     };
     return bridgedTool(tool, (args, ctx) => followJob(deps, args as Record<string, unknown>, ctx), withdraw);
   });
-  // One connection per configured AMQP connection, shared by the tools that name it.
-  const amqp = new AmqpConnections(
-    new Map(
-      Object.entries(config.connections)
-        .filter(([, connection]) => isAmqpConnection(connection))
-        .map(([name, connection]) => [name, connection.url]),
-    ),
-    logger,
-  );
+  // One connection per configured AMQP connection, shared by every tool on it; each reconnects by itself.
+  const amqpUrls = Object.entries(config.connections).filter(([, connection]) => isAmqpConnection(connection));
+  const amqpConnections = new AmqpConnections(new Map(amqpUrls.map(([name, { url }]) => [name, url])), logger);
   const celery = celeryTools({
-    amqp,
+    amqp: amqpConnections,
     config,
     tools: config.tools.filter(isCeleryTool),
     handOffs: new CeleryHandOffs({ redis, keys }),
@@ -174,6 +172,20 @@ export function createBridge(options: CreateBridgeOptions): TaskgateBridge {
   for (const { tool, run, onSkipped } of celery.tools) {
     tools.push(bridgedTool(tool, (args, ctx) => run(args as Record<string, unknown>, ctx), onSkipped));
   }
+  const amqp = amqpTools({
+    config,
+    tools: config.tools.filter(isAmqpTool),
+    connections: amqpConnections,
+    handOffs: new AmqpHandOffs({ redis, keys }),
+    applier,
+    metrics,
+    logger,
+    pollMs,
+  });
+  for (const { tool, run, onSkipped } of amqp) {
+    tools.push(bridgedTool(tool, (args, ctx) => run(args as Record<string, unknown>, ctx), onSkipped));
+  }
+  amqpConnections.start();
   const all = [...followed.values()];
   // Each queue's event stream is followed (or stood by for) before the bridge reports ready.
   const connected = (async () => {
@@ -223,7 +235,7 @@ export function createBridge(options: CreateBridgeOptions): TaskgateBridge {
         await upstreams?.close();
         await Promise.all(all.map(({ follower }) => follower.close()));
         await celery.close();
-        await amqp.close();
+        await amqpConnections.close();
         await Promise.all(
           all.map(({ queue }) =>
             queue.close().catch((error: unknown) => logger.warn({ err: errorMessage(error) }, 'queue close failed')),

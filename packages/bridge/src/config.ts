@@ -2,6 +2,7 @@ import { TaskgateError } from '@taskgate/core';
 import { ToolJsonSchemaSchema } from '@taskgate/protocol';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { AmqpSchema, amqpProblems } from './amqp/amqp-config.js';
 import { CelerySchema, celeryProblems } from './celery/celery-config.js';
 import { resolveServers, ServerSchema } from './upstream/server-config.js';
 
@@ -64,10 +65,14 @@ const QueueToolSchema = z.strictObject({
 /** A tool run by an existing Celery task. */
 const CeleryToolSchema = z.strictObject({ ...ToolFields, celery: CelerySchema });
 
-/** A `tools:` entry: with `celery:` a Celery task, else a BullMQ queue (`queue:` and `job:`). */
+/** A tool run by a request/reply service behind an AMQP broker. */
+const AmqpToolSchema = z.strictObject({ ...ToolFields, amqp: AmqpSchema });
+
+/** A `tools:` entry: with `celery:` a Celery task, with `amqp:` a request/reply service, else a BullMQ queue. */
 const ToolSchema = z.unknown().transform((value, ctx) => {
-  const celery = typeof value === 'object' && value !== null && 'celery' in value;
-  const parsed = (celery ? CeleryToolSchema : QueueToolSchema).safeParse(value);
+  const has = (key: string): boolean => typeof value === 'object' && value !== null && key in value;
+  const schema = has('celery') ? CeleryToolSchema : has('amqp') ? AmqpToolSchema : QueueToolSchema;
+  const parsed = (schema as typeof QueueToolSchema | typeof CeleryToolSchema | typeof AmqpToolSchema).safeParse(value);
   if (parsed.success) return parsed.data;
   for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
   return z.NEVER;
@@ -91,6 +96,8 @@ export type BridgeConfig = z.output<typeof BridgeConfigSchema>;
 export type BridgedToolConfig = z.output<typeof QueueToolSchema>;
 /** A tool bridged to an existing Celery task. */
 export type CeleryToolConfig = z.output<typeof CeleryToolSchema>;
+/** A tool bridged to a request/reply service behind an AMQP broker. */
+export type AmqpToolConfig = z.output<typeof AmqpToolSchema>;
 /** Any `tools:` entry. */
 export type AnyBridgedToolConfig = BridgeConfig['tools'][number];
 
@@ -108,6 +115,16 @@ export const DEFAULT_REPLY_QUEUE = 'taskgate.replies';
 /** Is this tool bridged to a Celery task (else to a BullMQ queue)? */
 export function isCeleryTool(tool: AnyBridgedToolConfig): tool is CeleryToolConfig {
   return 'celery' in tool;
+}
+
+/** Is this tool bridged to a request/reply service behind an AMQP broker? */
+export function isAmqpTool(tool: AnyBridgedToolConfig): tool is AmqpToolConfig {
+  return 'amqp' in tool;
+}
+
+/** Is this tool bridged to a job of an existing BullMQ queue? */
+export function isQueueTool(tool: AnyBridgedToolConfig): tool is BridgedToolConfig {
+  return 'queue' in tool;
 }
 
 /** Options the bridge sets itself: a job id given in the config would break the task ↔ job link. */
@@ -149,6 +166,10 @@ export function parseBridgeConfig(input: unknown, env: NodeJS.ProcessEnv = proce
     names.add(tool.name);
     if (isCeleryTool(tool)) {
       problems.push(...celeryProblems(tool.celery, `tools[${index}].celery`, config.connections));
+      return;
+    }
+    if (isAmqpTool(tool)) {
+      problems.push(...amqpProblems(tool.amqp, `tools[${index}].amqp`, config.connections));
       return;
     }
     const connection = config.connections[tool.queue.connection];

@@ -3,6 +3,7 @@ import {
   BridgeConfigError,
   type BridgedToolConfig,
   isCeleryTool,
+  isQueueTool,
   loadBridgeConfig,
   parseBridgeConfig,
 } from '../src/config.js';
@@ -106,7 +107,7 @@ describe('bridge config', () => {
 
 describe('bridge mapping', () => {
   const tool = loadBridgeConfig(yaml).tools[0];
-  if (tool === undefined || isCeleryTool(tool)) throw new Error('no BullMQ tool');
+  if (tool === undefined || !isQueueTool(tool)) throw new Error('no BullMQ tool');
 
   it('fills the job data from "$.path" strings of the arguments', () => {
     const args = { n: 2, who: { name: 'ada' } };

@@ -11,6 +11,7 @@ export {
   type PurgeQuery,
   type TimelineEntry,
 } from './admin/admin-tasks.js';
+export { type AmqpHandOff, AmqpHandOffs } from './bridge/amqp-hand-offs.js';
 export { type AdvanceReply, BridgePositions, type BridgeStream } from './bridge/bridge-positions.js';
 export {
   type EventStreamEnds,

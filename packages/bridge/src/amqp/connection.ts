@@ -60,6 +60,8 @@ export class AmqpConnection extends EventEmitter<{ connected: []; disconnected: 
 
   constructor(options: AmqpConnectionOptions) {
     super();
+    // Every execution waiting on the connection listens for its events.
+    this.setMaxListeners(0);
     this.name = options.name;
     this.#url = options.url;
     this.#logger = options.logger ?? noopLogger;
@@ -140,6 +142,26 @@ export class AmqpConnection extends EventEmitter<{ connected: []; disconnected: 
         else resolve(returned ? 'unroutable' : 'routed');
       });
     });
+  }
+
+  /**
+   * The messages and consumers of queue `name` now, or undefined when it does not exist (checked on a channel of
+   * its own: the broker closes the channel over a missing queue). Rejects when not connected.
+   */
+  async queueState(name: string): Promise<{ messages: number; consumers: number } | undefined> {
+    const live = this.#live;
+    if (live === undefined) throw new Error(`AMQP connection '${this.name}' is down`);
+    const channel = await live.connection.createChannel();
+    channel.on('error', () => {});
+    try {
+      const state = await channel.checkQueue(name);
+      return { messages: state.messageCount, consumers: state.consumerCount };
+    } catch (error) {
+      if ((error as { code?: number }).code === 404) return undefined;
+      throw error;
+    } finally {
+      await channel.close().catch(() => {});
+    }
   }
 
   /** Closes the connection for good. */

@@ -47,7 +47,7 @@ async function applyState(deps: RpcResultsDeps, message: ConsumeMessage): Promis
     deps.logger.warn({ queue: deps.queue }, 'celery rpc message without a state dropped');
     return;
   }
-  const task = await deps.applier.workingTask(taskId, deps.tools);
+  const task = await deps.applier.working(taskId, deps.tools);
   if (task === undefined) {
     deps.logger.debug({ taskId, state: meta.status }, 'celery rpc state of no working task dropped');
     return;

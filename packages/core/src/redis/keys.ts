@@ -340,4 +340,9 @@ export class Keys {
   celeryApplied(taskId: string): string {
     return `${this.#slot(taskId)}:celery:applied:${taskId}`;
   }
+
+  /** An AMQP-bridged task's hand-off: 'sending' while its request is being published, then `sent:<ms>`. */
+  amqpHandOff(taskId: string): string {
+    return `${this.#slot(taskId)}:amqp:sent:${taskId}`;
+  }
 }
