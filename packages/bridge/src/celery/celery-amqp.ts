@@ -4,6 +4,9 @@ import type { CeleryTransport } from './celery-transport.js';
 
 /** Celery's control exchange: a fanout every worker's pidbox queue is bound to. */
 const PIDBOX = 'celery.pidbox';
+/** How long one look at a queue's consumers answers for (ms). */
+const CHECK_TTL_MS = 1_000;
+
 const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value), 'utf8');
 
 /**
@@ -17,6 +20,7 @@ export class AmqpCeleryTransport implements CeleryTransport {
   readonly amqp = true;
   readonly #link: CeleryAmqpLink;
   readonly #queueArguments: ReadonlyMap<string, Record<string, unknown> | undefined>;
+  readonly #checks = new Map<string, { readonly at: number; readonly count: Promise<number | undefined> }>();
 
   /** `queueArguments`: per queue, the arguments to declare it with when the bridge declares it first. */
   constructor(link: CeleryAmqpLink, queueArguments: ReadonlyMap<string, Record<string, unknown> | undefined>) {
@@ -70,12 +74,22 @@ export class AmqpCeleryTransport implements CeleryTransport {
     return undefined;
   }
 
-  /** Rejects while RabbitMQ cannot be reached; undefined when the queue does not exist (yet). */
-  async consumers(queue: string): Promise<number | undefined> {
-    await this.#link.connected();
-    this.#link.model();
-    const found = await this.#link.passive((channel) => channel.checkQueue(queue)).catch(() => undefined);
-    return found?.consumerCount;
+  /**
+   * Rejects while RabbitMQ cannot be reached; undefined when the queue does not exist (yet). One check per
+   * queue serves every task that asks within CHECK_TTL_MS.
+   */
+  consumers(queue: string): Promise<number | undefined> {
+    const cached = this.#checks.get(queue);
+    if (cached !== undefined && Date.now() - cached.at < CHECK_TTL_MS) return cached.count;
+    const count = (async () => {
+      await this.#link.connected();
+      this.#link.model();
+      const found = await this.#link.passive((channel) => channel.checkQueue(queue)).catch(() => undefined);
+      return found?.consumerCount;
+    })();
+    count.catch(() => {});
+    this.#checks.set(queue, { at: Date.now(), count });
+    return count;
   }
 
   /** RabbitMQ cannot take one message out of a queue: a queued task is revoked instead. */
