@@ -53,6 +53,12 @@ export class EventApplier {
     return (await this.#deps.store.read(taskId))?.tool;
   }
 
+  /** The tool of `taskId` when the task was cancelled (undefined when it was not, or is gone). */
+  async cancelledTool(taskId: string): Promise<string | undefined> {
+    const task = await this.#deps.store.read(taskId);
+    return task?.status === 'cancelled' ? task.tool : undefined;
+  }
+
   /** Reports progress of the task: its progress notification (its outbox) and statusMessage. */
   async report(ref: TaskRef, reported: { progress: number; total?: number; message?: string }): Promise<void> {
     await this.#deps.outbox.append(ref.taskId, {

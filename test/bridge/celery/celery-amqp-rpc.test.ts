@@ -130,18 +130,20 @@ describe('bridge: Celery on RabbitMQ with the rpc:// result backend', () => {
 
   it('cancels a queued task that a worker holds: the worker heard the revoke and never runs it', async () => {
     const sid = await client.session();
-    // Three sleepers keep the worker's three children busy; the fourth task waits behind them.
-    const sleepers = await Promise.all([0, 1, 2].map(() => client.createTask(sid, 'sleepy', { seconds: 3 })));
-    await waitFor(() => sleepers.every((id) => ran(id) === 1), 'the sleepers to run');
+    // Four sleepers keep the worker's children busy; the next task waits, prefetched by the worker.
+    const sleepers = await Promise.all([0, 1, 2, 3].map(() => client.createTask(sid, 'sleepy', { seconds: 4 })));
+    await waitFor(() => sleepers.filter((id) => ran(id) === 1).length >= 3, 'the sleepers to run');
     const queued = await client.createTask(sid, 'render_pdf', { path: '/behind.pdf' });
+    const received = new RegExp(`Task reports.render_pdf\\[${queued}\\] received`);
+    await waitFor(() => received.test(worker?.output() ?? ''), 'the worker to hold it');
+    expect(ran(queued)).toBe(0);
     expect((await client.request(sid, 'tasks/cancel', { taskId: queued })).result?.status).toBe('cancelled');
+    await waitFor(() => new RegExp(`flagged as revoked: ${queued}`).test(worker?.output() ?? ''), 'the revoke heard');
+    const discarded = new RegExp(`Discarding revoked task: reports.render_pdf\\[${queued}\\]`);
+    await waitFor(() => discarded.test(worker?.output() ?? ''), 'the worker to discard it', 30_000);
     for (const id of sleepers) {
       expect((await client.until(sid, id, terminal, 'a sleeper to end')).status).toBe('completed');
     }
-    await waitFor(() => new RegExp(`flagged as revoked: ${queued}`).test(worker?.output() ?? ''), 'the revoke heard');
-    // A task sent after it ends once the worker took everything before it from the queue.
-    const after = await client.createTask(sid, 'render_pdf', { path: '/after.pdf' });
-    expect((await client.until(sid, after, terminal, 'the task after it to end')).status).toBe('completed');
     expect(ran(queued)).toBe(0);
     expect((await client.task(sid, queued)).status).toBe('cancelled');
   }, 60_000);
@@ -171,11 +173,11 @@ describe('bridge: Celery on RabbitMQ with the rpc:// result backend', () => {
     expect(ran(taskId)).toBe(1);
   }, 60_000);
 
-  it('keeps tasks queued while no worker runs; a cancelled one stays cancelled when a worker later runs it', async () => {
+  it('keeps tasks queued while no worker runs; a cancelled one a later worker starts is revoked again', async () => {
     await worker?.stop('SIGTERM', 10_000);
     const sid = await client.session();
     const waiting = await client.createTask(sid, 'render_pdf', { path: '/later.pdf' });
-    const cancelled = await client.createTask(sid, 'greet', { path: '/never.pdf' });
+    const cancelled = await client.createTask(sid, 'sleepy', { seconds: 20 });
     for (const taskId of [waiting, cancelled]) {
       const task = await client.until(sid, taskId, (t) => String(t.statusMessage).startsWith('Queued'), 'queued');
       expect(task.statusMessage).toBe("Queued in Celery queue 'celery': waiting for a worker");
@@ -203,12 +205,13 @@ describe('bridge: Celery on RabbitMQ with the rpc:// result backend', () => {
     await startWorker();
     expect((await client.until(sid, waiting, terminal, 'the waiting task to end')).status).toBe('completed');
     expect(ran(waiting)).toBe(1);
-    // No worker heard the revoke, and RabbitMQ cannot take one message out of a queue: the new worker runs it.
-    await waitFor(() => ran(cancelled) === 1, 'the new worker to run the cancelled task');
-    await waitFor(
-      () => new RegExp(`Task reports.render_pdf\\[${cancelled}\\] succeeded`).test(worker?.output() ?? ''),
-      'it to succeed',
-    );
+    // No worker heard the revoke, and RabbitMQ cannot take one message out of a queue: the new worker starts it.
+    // Its STARTED state makes the bridge revoke it again, and `cancel: terminate` stops it.
+    await waitFor(() => ran(cancelled) === 1, 'the new worker to start the cancelled task');
+    await waitFor(() => new RegExp(`Terminating ${cancelled}`).test(worker?.output() ?? ''), 'it to be terminated');
+    const again = new RegExp(`"taskId":"${cancelled}"[^\\n]*celery task of a cancelled task revoked again`);
+    expect(bridges.some((proc) => again.test(proc.output()))).toBe(true);
+    expect(worker?.output()).not.toMatch(new RegExp(`finished ${cancelled}`));
     expect((await client.task(sid, cancelled)).status).toBe('cancelled');
   }, 90_000);
 

@@ -6,9 +6,12 @@ import type { CeleryToolConfig } from '../config.js';
 import { isRecord } from '../mapping.js';
 import type { CeleryAmqpLink } from './celery-amqp-link.js';
 import { celeryStep, stateDigest } from './celery-states.js';
+import type { CeleryTransport } from './celery-transport.js';
 
 /** States taken from the queue at once; they are applied one after the other, in order. */
 const PREFETCH = 32;
+/** Task ids revoked again here, remembered so that each is revoked again once (the oldest forgotten first). */
+const REVOKED_AGAIN_KEPT = 10_000;
 /** A state that could not be applied (taskgate's Redis unreachable) goes back to the queue after this (ms). */
 const REQUEUE_AFTER_MS = 1_000;
 
@@ -22,7 +25,12 @@ export interface RpcResultsDeps {
   readonly applier: EventApplier;
   readonly logger: Logger;
   readonly onError: (error: Error) => void;
+  /** The broker the tools' tasks went to: a cancelled task that runs all the same is revoked again there. */
+  readonly broker: CeleryTransport;
 }
+
+/** Per consumer: the cancelled tasks revoked again already. */
+type RevokedAgain = Set<string>;
 
 /** A state as Celery's `rpc://` backend sends it: `{task_id, status, result, traceback, children}`, JSON. */
 function metaOf(message: ConsumeMessage): CeleryMeta | undefined {
@@ -40,7 +48,7 @@ function metaOf(message: ConsumeMessage): CeleryMeta | undefined {
  * store, which refuses a second finish. A state of a task that is not a working task of these tools (ended,
  * cancelled, unknown) is dropped.
  */
-async function applyState(deps: RpcResultsDeps, message: ConsumeMessage): Promise<void> {
+async function applyState(deps: RpcResultsDeps, message: ConsumeMessage, again: RevokedAgain): Promise<void> {
   const meta = metaOf(message);
   const taskId = message.properties.correlationId ?? (meta?.task_id as string | undefined);
   if (meta === undefined || typeof taskId !== 'string') {
@@ -50,6 +58,7 @@ async function applyState(deps: RpcResultsDeps, message: ConsumeMessage): Promis
   const task = await deps.applier.working(taskId, deps.tools);
   if (task === undefined) {
     deps.logger.debug({ taskId, state: meta.status }, 'celery rpc state of no working task dropped');
+    await reviseCancelled(deps, taskId, meta, again);
     return;
   }
   const { ref, tool } = task;
@@ -78,6 +87,26 @@ async function applyState(deps: RpcResultsDeps, message: ConsumeMessage): Promis
 }
 
 /**
+ * A cancelled task that a worker runs all the same (no running worker heard its revoke) is revoked again, once,
+ * when its first state comes: with `cancel: terminate`, the run stops.
+ */
+async function reviseCancelled(
+  deps: RpcResultsDeps,
+  taskId: string,
+  meta: CeleryMeta,
+  again: RevokedAgain,
+): Promise<void> {
+  if (again.has(taskId) || ['SUCCESS', 'FAILURE', 'REVOKED', 'REJECTED'].includes(meta.status)) return;
+  const name = await deps.applier.cancelledTool(taskId);
+  const tool = name === undefined ? undefined : deps.tools.get(name);
+  if (tool === undefined) return;
+  again.add(taskId);
+  if (again.size > REVOKED_AGAIN_KEPT) again.delete(again.values().next().value as string);
+  await deps.broker.revoke(taskId, tool.celery.cancel === 'terminate');
+  deps.logger.info({ taskId, tool: tool.name, state: meta.status }, 'celery task of a cancelled task revoked again');
+}
+
+/**
  * Consumes the states Celery's `rpc://` backend sends to `queue` (the task message's `reply_to`, with
  * `correlation_id` = task id) and applies each to its task, whichever bridge follows it. The queue is
  * durable, so states sent while no bridge runs wait for one; it has a single active consumer, so the
@@ -85,6 +114,7 @@ async function applyState(deps: RpcResultsDeps, message: ConsumeMessage): Promis
  * acknowledged once applied.
  */
 export function consumeRpcResults(deps: RpcResultsDeps): void {
+  const again: RevokedAgain = new Set();
   deps.link.keepConsuming(async (channel: Channel) => {
     await channel.assertQueue(deps.queue, { durable: true, arguments: { 'x-single-active-consumer': true } });
     await channel.prefetch(PREFETCH);
@@ -93,7 +123,7 @@ export function consumeRpcResults(deps: RpcResultsDeps): void {
       if (message === null) return;
       chain = chain.then(async () => {
         try {
-          await applyState(deps, message);
+          await applyState(deps, message, again);
           channel.ack(message);
         } catch (error) {
           deps.logger.warn({ queue: deps.queue, err: errorMessage(error) }, 'celery rpc state not applied; requeued');

@@ -103,7 +103,9 @@ export function celeryTools(options: CeleryToolsOptions): { tools: CeleryTool[];
   for (const link of links.values()) link.start();
   for (const [key, byName] of rpcTools) {
     const [connection, queue] = key.split('\n') as [string, string];
-    consumeRpcResults({ ...options, link: linkOf(connection), queue, tools: byName, onError: onError(connection) });
+    const link = linkOf(connection);
+    const broker = brokerOf(connection);
+    consumeRpcResults({ ...options, link, broker, queue, tools: byName, onError: onError(connection) });
   }
   const close = async (): Promise<void> => {
     await Promise.all(
