@@ -32,6 +32,7 @@ describe('startRabbitMQ', () => {
   it('starts private nodes: names and ports of their own', () => {
     expect(first.nodeName).not.toBe(second.nodeName);
     expect(first.port).not.toBe(second.port);
+    expect(first.epmdPort).not.toBe(second.epmdPort);
     expect(first.url).toBe(`amqp://guest:guest@127.0.0.1:${first.port}/%2F`);
   });
 
@@ -53,10 +54,12 @@ describe('startRabbitMQ', () => {
     expect(await first.ctl(['list_queues', 'name', 'durable'])).toMatch(/harness\.durable\s+true/);
   }, 180_000);
 
-  it('stop leaves the AMQP port closed and the other node running', async () => {
-    const port = second.port;
+  it('stop leaves the AMQP port and its epmd closed, and the other node running', async () => {
+    const { port, epmdPort } = second;
+    expect(await refused(epmdPort)).toBe(false);
     await second.stop();
     expect(await refused(port)).toBe(true);
+    expect(await refused(epmdPort)).toBe(true);
     const connection = await connect(first.url);
     await connection.close();
   }, 60_000);

@@ -36,6 +36,34 @@ describe('taskgate bridge: invalid configuration', () => {
     expect(second.output).toMatch(/tools\[0\]\.queue\.connection: unknown connection "x"/);
   });
 
+  it('exits non-zero naming the path of a bad amqp: tool or AMQP connection', async () => {
+    const config = {
+      connections: { rabbit: { url: 'amqp://127.0.0.1:1/%2F' }, legacy: { url: 'redis://127.0.0.1:6380' } },
+      tools: [
+        {
+          name: 'fib',
+          description: 'Fibonacci.',
+          inputSchema: { type: 'object' },
+          amqp: { connection: 'legacy', routingKey: 'rpc_queue' },
+        },
+        {
+          name: 'report',
+          description: 'Report.',
+          inputSchema: { type: 'object' },
+          queue: { name: 'reports', connection: 'rabbit' },
+          job: { name: 'render' },
+        },
+      ],
+    };
+    const path = writeConfig(config);
+    const { code, output } = await bridgeExit(['--config', path]);
+    expect(code).toBe(2);
+    expect(output).toContain(
+      `${path}: tools[0].amqp.connection: "legacy" is not an AMQP connection (its url must start with amqp:// or amqps://)`,
+    );
+    expect(output).toContain(`${path}: tools[1].queue.connection: "rabbit" is AMQP; a BullMQ queue lives in Redis`);
+  });
+
   it('exits non-zero when the file is missing, not YAML, or no file is named', async () => {
     const absent = join(configFolder(), 'absent.yaml');
     const missing = await bridgeExit(['--config', absent]);

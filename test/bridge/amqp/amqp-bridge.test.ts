@@ -21,7 +21,8 @@ const bridges: ForkedProcess[] = [];
 const ports: number[] = [];
 const client = mcpClient(() => `${pods.proxy.origin}/mcp`);
 
-const DRAIN = { TASKGATE_DRAIN_TIMEOUT_MS: '1000' };
+// Traced: spans go to the bridge's standard output (OpenTelemetry's console exporter).
+const DRAIN = { TASKGATE_DRAIN_TIMEOUT_MS: '1000', OTEL_TRACES_EXPORTER: 'console', OTEL_BSP_SCHEDULE_DELAY: '100' };
 const startBridge = async (port: number): Promise<ForkedProcess> => {
   const bridge = await forkBridge({ ...pods.env, ...DRAIN, TASKGATE_METRICS_PORT: String(port) }, configPath);
   bridges.push(bridge);
@@ -46,8 +47,19 @@ const counter = async (name: string, labels: Record<string, string> = {}): Promi
 };
 const resultOf = async (sid: string, taskId: string): Promise<Json> =>
   (await client.request(sid, 'tasks/result', { taskId })).result as Json;
-const ended = async (sid: string, taskId: string): Promise<Json> =>
-  await client.until(sid, taskId, terminal, 'the task to end');
+/** The task once it ended (a busy machine may take a while after a broker restart). */
+const ended = async (sid: string, taskId: string): Promise<Json> => {
+  let last: Json = {};
+  await waitFor(
+    async () => {
+      last = await client.task(sid, taskId);
+      return terminal(last);
+    },
+    'the task to end',
+    60_000,
+  );
+  return last;
+};
 
 beforeAll(async () => {
   [venv, rabbit] = await Promise.all([celeryVenv(), startRabbitMQ()]);
@@ -80,9 +92,18 @@ describe('bridge: a request/reply service behind RabbitMQ as MCP task tools', ()
     const taskId = await client.createTask(sid, 'fib', { n: 10 });
     expect((await ended(sid, taskId)).status).toBe('completed');
     expect((await resultOf(sid, taskId)).content).toEqual([{ type: 'text', text: '55' }]);
-    expect(requestLines(services, taskId)).toEqual([
-      `request ${taskId} redelivered=False reply_to=taskgate.replies delivery_mode=2 content_type=application/json x_source=taskgate traced=False`,
-    ]);
+    const [line] = requestLines(services, taskId);
+    expect(line).toMatch(
+      new RegExp(
+        `^request ${taskId} redelivered=False reply_to=taskgate.replies delivery_mode=2 ` +
+          'content_type=application/json x_source=taskgate traceparent=00-[0-9a-f]{32}-[0-9a-f]{16}-01$',
+      ),
+    );
+    expect(requestLines(services, taskId)).toHaveLength(1);
+    // The trace context in the request's headers is the bridge's publish span (a producer span).
+    const [, traceId, spanId] = /traceparent=00-([0-9a-f]{32})-([0-9a-f]{16})/.exec(line ?? '') ?? [];
+    const span = new RegExp(`traceId: '${traceId}',[^]*?name: 'publish rpc_queue',\\s+id: '${spanId}',\\s+kind: 3`);
+    await waitFor(() => bridges.some((proc) => span.test(proc.output())), 'the publish span');
     expect(await counter('taskgate_bridge_amqp_published_total', { tool: 'fib' })).toBe(1);
     expect(await counter('taskgate_bridge_amqp_replies_total', { tool: 'fib' })).toBe(1);
     expect(await counter('taskgate_bridge_completions_applied_total', { tool: 'fib' })).toBe(1);

@@ -54,7 +54,7 @@ def answer(props, body):
 def on_request(ch, method, props, body):
     headers = props.headers or {}
     log(
-        "request %s redelivered=%s reply_to=%s delivery_mode=%s content_type=%s x_source=%s traced=%s"
+        "request %s redelivered=%s reply_to=%s delivery_mode=%s content_type=%s x_source=%s traceparent=%s"
         % (
             props.correlation_id,
             method.redelivered,
@@ -62,7 +62,7 @@ def on_request(ch, method, props, body):
             props.delivery_mode,
             props.content_type,
             headers.get("x-source"),
-            "traceparent" in headers,
+            headers.get("traceparent"),
         )
     )
     content_type, response = answer(props, body)

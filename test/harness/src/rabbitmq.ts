@@ -15,6 +15,8 @@ export interface RabbitMQ extends AsyncDisposable {
   readonly url: string;
   /** The Erlang node name (unique per `startRabbitMQ`, kept across `restart`). */
   readonly nodeName: string;
+  /** The port of the node's own epmd. */
+  readonly epmdPort: number;
   /** The pid of the Erlang VM running the node now (changes with every restart). */
   readonly pid: number;
   /** Stops the node (SIGTERM, then SIGKILL) and starts it again on the same ports and data: durable queues and
@@ -89,6 +91,8 @@ export async function startRabbitMQ(options: StartRabbitMQOptions = {}): Promise
     RABBITMQ_ADVANCED_CONFIG_FILE: join(dir, 'advanced.config'),
     RABBITMQ_CONF_ENV_FILE: join(dir, 'rabbitmq-env.conf'),
     RABBITMQ_ENABLED_PLUGINS_FILE: join(dir, 'enabled_plugins'),
+    // A VM that dies writes its crash dump here, never into the checkout.
+    ERL_CRASH_DUMP: join(dir, 'erl_crash.dump'),
     // With input allowed, the script execs erl (no proxy process that traps signals); -noinput keeps the VM off
     // the (closed) standard input.
     RABBITMQ_ALLOW_INPUT: 'true',
@@ -116,7 +120,7 @@ export async function startRabbitMQ(options: StartRabbitMQOptions = {}): Promise
   };
   const start = async (): Promise<void> => {
     if (!exited(node)) return;
-    const child = spawn(join(SBIN, 'rabbitmq-server'), [], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(join(SBIN, 'rabbitmq-server'), [], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
     killOnExit(child);
     let output = '';
     const collect = (chunk: Buffer): void => {
@@ -167,6 +171,7 @@ export async function startRabbitMQ(options: StartRabbitMQOptions = {}): Promise
     port,
     url,
     nodeName,
+    epmdPort,
     get pid() {
       return node?.pid ?? -1;
     },

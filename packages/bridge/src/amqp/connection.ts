@@ -32,7 +32,8 @@ export class AmqpPublishError extends Error {
 
 interface Live {
   readonly connection: ChannelModel;
-  channel: ConfirmChannel | undefined;
+  /** The confirm channel for publishing (opened again after the broker closed it). */
+  channel: Promise<ConfirmChannel> | undefined;
   /** The connection closed (perhaps while the setups ran). */
   closed: boolean;
   /** Message ids the broker returned as unroutable on the current channel, until their confirm arrives. */
@@ -126,7 +127,7 @@ export class AmqpConnection extends EventEmitter<{ connected: []; disconnected: 
   ): Promise<PublishOutcome> {
     const live = this.#live;
     if (live === undefined) throw new Error(`AMQP connection '${this.name}' is down`);
-    const channel = live.channel ?? (await this.#openChannel(live));
+    const channel = await (live.channel ?? this.#openChannel(live));
     return await new Promise<PublishOutcome>((resolve, reject) => {
       const onClose = (error?: Error): void => {
         const code = (error as { code?: number } | undefined)?.code;
@@ -174,8 +175,19 @@ export class AmqpConnection extends EventEmitter<{ connected: []; disconnected: 
     await live?.connection.close().catch(() => {});
   }
 
-  async #openChannel(live: Live): Promise<ConfirmChannel> {
+  #openChannel(live: Live): Promise<ConfirmChannel> {
+    const opening = this.#createChannel(live);
+    live.channel = opening;
+    opening.catch(() => {
+      if (live.channel === opening) live.channel = undefined;
+    });
+    return opening;
+  }
+
+  async #createChannel(live: Live): Promise<ConfirmChannel> {
     const channel = await live.connection.createConfirmChannel();
+    // Every publish in flight waits for the channel's close.
+    channel.setMaxListeners(0);
     channel.on('return', (message) => {
       const id = message.properties.messageId;
       if (typeof id === 'string') live.returned.add(id);
@@ -185,9 +197,9 @@ export class AmqpConnection extends EventEmitter<{ connected: []; disconnected: 
       this.#logger.warn({ connection: this.name, err: error.message }, 'amqp channel error'),
     );
     channel.on('close', () => {
-      if (live.channel === channel) live.channel = undefined;
+      live.returned.clear();
+      live.channel = undefined;
     });
-    live.channel = channel;
     return channel;
   }
 

@@ -108,6 +108,8 @@ async function handOff(follow: Follow, args: Record<string, unknown>): Promise<n
   const { deps, ctx } = follow;
   const { tool, connection, handOffs, metrics } = deps;
   const { amqp } = tool;
+  // Confirmed by the broker in this execution: a failed write of the record is retried without publishing again.
+  let confirmedAt: number | undefined;
   while (!ctx.signal.aborted) {
     try {
       if (!connection.connected) {
@@ -117,6 +119,10 @@ async function handOff(follow: Follow, args: Record<string, unknown>): Promise<n
         );
         await connection.whenConnected(ctx.signal).catch(() => {});
         continue;
+      }
+      if (confirmedAt !== undefined) {
+        await handOffs.sent(ctx.taskId, confirmedAt);
+        return confirmedAt;
       }
       const before = await handOffs.begin(ctx.taskId);
       if (before.state === 'sent') return before.sentAt;
@@ -145,9 +151,10 @@ async function handOff(follow: Follow, args: Record<string, unknown>): Promise<n
         );
       }
       const sentAt = Date.now();
-      await handOffs.sent(ctx.taskId, sentAt);
+      confirmedAt = sentAt;
       metrics.amqpPublished.inc({ tool: tool.name });
       metrics.handedOff.inc({ tool: tool.name });
+      await handOffs.sent(ctx.taskId, sentAt);
       ctx.logger.info({ exchange: amqp.exchange, routingKey: amqp.routingKey }, 'amqp request published');
       status(follow, `Request sent to ${destination(amqp)}; waiting for the reply`);
       return sentAt;
