@@ -21,7 +21,8 @@ const bridges: ForkedProcess[] = [];
 let bridgePort: number;
 const client = mcpClient(() => `${pods.proxy.origin}/mcp`);
 
-const DRAIN = { TASKGATE_DRAIN_TIMEOUT_MS: '1000' };
+// Traced: spans go to the bridge's standard output (OpenTelemetry's console exporter).
+const DRAIN = { TASKGATE_DRAIN_TIMEOUT_MS: '1000', OTEL_TRACES_EXPORTER: 'console', OTEL_BSP_SCHEDULE_DELAY: '100' };
 const startBridge = async (port: number): Promise<ForkedProcess> => {
   const bridge = await forkBridge({ ...pods.env, ...DRAIN, TASKGATE_METRICS_PORT: String(port) }, configPath);
   bridges.push(bridge);
@@ -194,6 +195,11 @@ describe('bridge: Celery on RabbitMQ with the rpc:// result backend', () => {
       expiration: '600000',
     });
     expect(message.properties.headers).toMatchObject({ lang: 'py', task: 'reports.render_pdf', id: waiting });
+    // The trace context in its headers is the bridge's publish span (a producer span).
+    const [, traceId, spanId] =
+      /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(message.properties.headers?.traceparent) ?? [];
+    const span = new RegExp(`traceId: '${traceId}',[^]*?name: 'publish celery',\\s+id: '${spanId}',\\s+kind: 3`);
+    await waitFor(() => bridges.some((proc) => span.test(proc.output())), 'the publish span');
     expect(message.fields).toMatchObject({ exchange: '', routingKey: 'celery' });
     expect(JSON.parse(message.content.toString())).toEqual([
       ['/later.pdf'],

@@ -1,4 +1,12 @@
-import { type CeleryHandOffs, type CeleryMeta, type CeleryResults, errorMessage, traceCarrierOf } from '@taskgate/core';
+import {
+  type CeleryHandOffs,
+  type CeleryMeta,
+  type CeleryResults,
+  errorMessage,
+  inSpan,
+  SpanKind,
+  traceCarrierOf,
+} from '@taskgate/core';
 import type { CallToolResult } from '@taskgate/protocol';
 import { TaskAbortedError, type ToolContext } from '@taskgate/worker';
 import type { EventApplier } from '../apply-event.js';
@@ -105,8 +113,19 @@ async function handOff(follow: Follow, args: Record<string, unknown>): Promise<v
           (results !== undefined && (await results.meta(ctx.taskId)) !== undefined) ||
           (await handOffs.appliedAny(ctx.taskId)));
       if (!sent) {
-        const parts = taskParts(tool.celery, ctx.taskId, args, Date.now(), traceCarrierOf(), deps.replyTo);
-        await broker.send(queue, parts);
+        // The publish is a producer span; the message carries its trace context.
+        const attributes = {
+          'messaging.system': broker.amqp ? 'rabbitmq' : 'redis',
+          'messaging.operation.type': 'send',
+          'messaging.operation.name': 'publish',
+          'messaging.destination.name': queue,
+          'messaging.message.id': ctx.taskId,
+          'mcp.task.id': ctx.taskId,
+        };
+        await inSpan(`publish ${queue}`, { kind: SpanKind.PRODUCER, attributes }, async () => {
+          const parts = taskParts(tool.celery, ctx.taskId, args, Date.now(), traceCarrierOf(), deps.replyTo);
+          await broker.send(queue, parts);
+        });
         deps.metrics.handedOff.inc({ tool: tool.name });
         ctx.logger.info({ queue, celeryTask: tool.celery.task }, 'celery task sent');
       }
