@@ -29,6 +29,7 @@ export default defineConfig({
           { text: 'The bridge: BullMQ', link: '/guide/bridge-bullmq' },
           { text: 'The bridge: Celery', link: '/guide/bridge-celery' },
           { text: 'The bridge: RabbitMQ', link: '/guide/bridge-rabbitmq' },
+          { text: 'The bridge: Celery on RabbitMQ', link: '/guide/bridge-rabbitmq-celery' },
           { text: 'The bridge: MCP servers', link: '/guide/bridge-mcp-servers' },
         ],
       },

@@ -83,20 +83,21 @@ ensure_fastmcp4_venv() {
     "fastmcp==$FASTMCP4_VERSION" "fastmcp-tasks==$FASTMCP_TASKS_VERSION"
 }
 
-# Celery and the Python BullMQ client (PyPI, pinned, with Celery's Redis transport and client pinned too) and pika
-# (RabbitMQ's Python client) in a private virtual environment: the real Python workers and services of the bridge
-# tests (test/bridge/celery/, test/bridge/python/, test/bridge/amqp/).
+# Celery and the Python BullMQ client (PyPI, pinned, with Celery's Redis and AMQP (py-amqp) transports and the
+# Redis client pinned too) and pika (RabbitMQ's Python client) in a private virtual environment: the real Python
+# workers and services of the bridge tests (test/bridge/celery/, test/bridge/python/, test/bridge/amqp/).
 # Prints nothing on success; the venv is TASKGATE_TOOLS_DIR/celery-venv.
 CELERY_VERSION=5.7.0
 KOMBU_VERSION=5.7.0
+AMQP_PY_VERSION=5.4.2
 REDIS_PY_VERSION=8.1.0
 PACKAGING_VERSION=26.3
 BULLMQ_PY_VERSION=3.4.4
 PIKA_VERSION=1.4.4
 ensure_celery_venv() {
   ensure_pip_venv celery-venv \
-    "celery-$CELERY_VERSION-redis-$REDIS_PY_VERSION-bullmq-$BULLMQ_PY_VERSION-pika-$PIKA_VERSION" \
-    "celery[redis]==$CELERY_VERSION" "kombu[redis]==$KOMBU_VERSION" "redis==$REDIS_PY_VERSION" \
+    "celery-$CELERY_VERSION-amqp-$AMQP_PY_VERSION-redis-$REDIS_PY_VERSION-bullmq-$BULLMQ_PY_VERSION-pika-$PIKA_VERSION" \
+    "celery[redis]==$CELERY_VERSION" "kombu[redis]==$KOMBU_VERSION" "amqp==$AMQP_PY_VERSION" "redis==$REDIS_PY_VERSION" \
     "packaging==$PACKAGING_VERSION" "bullmq==$BULLMQ_PY_VERSION" "pika==$PIKA_VERSION"
 }
 

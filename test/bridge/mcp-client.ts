@@ -55,12 +55,22 @@ export function mcpClient(endpoint: () => string) {
     return (await request(sessionId, 'tasks/get', { taskId })).result as Json;
   }
 
-  async function until(sessionId: string, taskId: string, check: (task: Json) => boolean, what: string) {
+  async function until(
+    sessionId: string,
+    taskId: string,
+    check: (task: Json) => boolean,
+    what: string,
+    timeoutMs?: number,
+  ) {
     let last: Json = {};
-    await waitFor(async () => {
-      last = await task(sessionId, taskId);
-      return check(last);
-    }, what);
+    await waitFor(
+      async () => {
+        last = await task(sessionId, taskId);
+        return check(last);
+      },
+      what,
+      timeoutMs,
+    );
     return last;
   }
 

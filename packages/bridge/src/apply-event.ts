@@ -53,7 +53,29 @@ export class EventApplier {
     return (await this.#deps.store.read(taskId))?.tool;
   }
 
-  /** The working bridged task of one of `tools` with this id, if there is one. */
+  /** The tool of `taskId` when the task was cancelled (undefined when it was not, or is gone). */
+  async cancelledTool(taskId: string): Promise<string | undefined> {
+    const task = await this.#deps.store.read(taskId);
+    return task?.status === 'cancelled' ? task.tool : undefined;
+  }
+
+  /** Reports progress of the task: its progress notification (its outbox) and statusMessage. */
+  async report(ref: TaskRef, reported: { progress: number; total?: number; message?: string }): Promise<void> {
+    await this.#deps.outbox.append(ref.taskId, {
+      type: 'progress',
+      progress: reported.progress,
+      ...(reported.total !== undefined && { total: reported.total }),
+      ...(reported.message !== undefined && { message: reported.message }),
+    });
+    const of = reported.total !== undefined ? ` of ${reported.total}` : '';
+    await this.#deps.store.setStatusMessage(ref, reported.message ?? `Progress ${reported.progress}${of}`);
+  }
+
+  /** Sets the task's statusMessage. */
+  async status(ref: TaskRef, text: string): Promise<void> {
+    await this.#deps.store.setStatusMessage(ref, text);
+  }
+
   async #task<T extends AnyBridgedToolConfig>(
     taskId: string,
     tools: ReadonlyMap<string, T>,
@@ -73,14 +95,7 @@ export class EventApplier {
       case 'progress': {
         const reported = progressOf(event.data);
         if (reported === undefined) return false;
-        await this.#deps.outbox.append(ref.taskId, {
-          type: 'progress',
-          progress: reported.progress,
-          ...(reported.total !== undefined && { total: reported.total }),
-          ...(reported.message !== undefined && { message: reported.message }),
-        });
-        const of = reported.total !== undefined ? ` of ${reported.total}` : '';
-        await this.#deps.store.setStatusMessage(ref, reported.message ?? `Progress ${reported.progress}${of}`);
+        await this.report(ref, reported);
         return true;
       }
       case 'active':

@@ -172,7 +172,11 @@ export function createBridge(options: CreateBridgeOptions): TaskgateBridge {
     };
     return bridgedTool(tool, (args, ctx) => followJob(deps, args as Record<string, unknown>, ctx), withdraw);
   });
+  // One connection per configured AMQP connection, shared by every tool on it; each reconnects by itself.
+  const amqpUrls = Object.entries(config.connections).filter(([, connection]) => isAmqpConnection(connection));
+  const amqpConnections = new AmqpConnections(new Map(amqpUrls.map(([name, { url }]) => [name, url])), logger);
   const celery = celeryTools({
+    amqp: amqpConnections,
     config,
     tools: config.tools.filter(isCeleryTool),
     handOffs: new CeleryHandOffs({ redis, keys }),
@@ -184,9 +188,6 @@ export function createBridge(options: CreateBridgeOptions): TaskgateBridge {
   for (const { tool, run, onSkipped } of celery.tools) {
     tools.push(bridgedTool(tool, (args, ctx) => run(args as Record<string, unknown>, ctx), onSkipped));
   }
-  // One connection per configured AMQP connection, shared by every tool on it; each reconnects by itself.
-  const amqpUrls = Object.entries(config.connections).filter(([, connection]) => isAmqpConnection(connection));
-  const amqpConnections = new AmqpConnections(new Map(amqpUrls.map(([name, { url }]) => [name, url])), logger);
   const amqp = amqpTools({
     config,
     tools: config.tools.filter(isAmqpTool),

@@ -1,6 +1,6 @@
 import { celeryQueueList } from '@taskgate/core';
 import { describe, expect, it } from 'vitest';
-import { celeryArguments, revokeMessage, taskMessage } from '../src/celery/celery-message.js';
+import { celeryArguments, revokeMessage, taskMessage, taskParts } from '../src/celery/celery-message.js';
 import { celeryStep } from '../src/celery/celery-states.js';
 import { BridgeConfigError, isCeleryTool, loadBridgeConfig, parseBridgeConfig } from '../src/config.js';
 
@@ -78,6 +78,32 @@ describe('bridge config: celery tools', () => {
       'tools[0]: Unrecognized key: "job"',
     ]);
   });
+
+  it('takes an AMQP broker with a Redis or rpc result backend, and names what does not fit', () => {
+    const config = loadBridgeConfig(yaml);
+    const tool = config.tools[0] as { celery: Record<string, unknown> };
+    const amqp = (extra: Record<string, unknown>) => ({
+      connections: { ...config.connections, rabbit: { url: 'amqp://guest:guest@127.0.0.1:5672/%2F' } },
+      tools: [{ ...tool, celery: { ...tool.celery, connection: 'rabbit', ...extra } }],
+    });
+    const rpc = parseBridgeConfig(amqp({ resultBackend: 'rpc', resultQueue: 'mine.results' })).tools[0];
+    expect(rpc && isCeleryTool(rpc) && rpc.celery).toMatchObject({ resultBackend: 'rpc', resultQueue: 'mine.results' });
+    expect(parseBridgeConfig(amqp({ queueArguments: { 'x-max-priority': 10 } })).tools).toHaveLength(1);
+    expect(problems(amqp({ resultBackend: undefined }))).toEqual([
+      'tools[0].celery.resultBackend: required with an AMQP broker: a Redis connection or rpc',
+    ]);
+    expect(problems(amqp({ resultBackend: 'rabbit' }))).toEqual([
+      'tools[0].celery.resultBackend: must be a Redis connection or rpc, not the AMQP "rabbit"',
+    ]);
+    expect(problems(amqp({ connection: 'py', resultBackend: 'rpc', queueArguments: {} }))).toEqual([
+      'tools[0].celery.resultBackend: rpc needs an AMQP broker (a connection url amqp:// or amqps://)',
+      'tools[0].celery.queueArguments: only with an AMQP broker',
+    ]);
+    expect(problems(amqp({ resultQueue: 'x' }))).toEqual(['tools[0].celery.resultQueue: only with resultBackend: rpc']);
+    expect(problems({ ...amqp({}), connections: { py: { url: 'http://x' } } })).toEqual([
+      'connections.py.url: must start with redis://, rediss://, amqp:// or amqps://',
+    ]);
+  });
 });
 
 describe('celery messages', () => {
@@ -93,7 +119,8 @@ describe('celery messages', () => {
     const { celery } = celeryOf(yaml);
     const now = Date.parse('2026-01-01T00:00:00Z');
     const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
-    const message = JSON.parse(taskMessage(celery, 'task-1', { path: '/a', dpi: 3 }, now, { traceparent }));
+    const parts = taskParts(celery, 'task-1', { path: '/a', dpi: 3 }, now, { traceparent });
+    const message = JSON.parse(taskMessage('celery', parts));
     expect(JSON.parse(Buffer.from(message.body, 'base64').toString())).toEqual([
       ['/a'],
       { dpi: 3 },
@@ -114,6 +141,16 @@ describe('celery messages', () => {
       priority: 5,
       body_encoding: 'base64',
       delivery_info: { exchange: '', routing_key: 'celery' },
+    });
+    // On AMQP the same headers and body go as they are, with `reply_to` naming the `rpc://` results queue.
+    const rpc = taskParts(celery, 'task-1', { path: '/a', dpi: 3 }, now, undefined, 'taskgate.celery.results');
+    expect(rpc.headers).toEqual({ ...message.headers, traceparent: undefined });
+    expect(rpc.properties).toEqual({
+      correlation_id: 'task-1',
+      reply_to: 'taskgate.celery.results',
+      delivery_mode: 2,
+      priority: 5,
+      expiration: '3600000',
     });
     expect([0, 2, 3, 5, 9].map((priority) => celeryQueueList('celery', priority))).toEqual([
       'celery',

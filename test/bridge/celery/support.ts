@@ -6,18 +6,21 @@ const object = (properties: Record<string, unknown>, required: string[]) => ({
   required,
 });
 
-/** A Celery-bridged tool of these tests: `task` of test/bridge/celery/tasks.py, on the `py` broker. */
-const tool = (name: string, task: string, inputSchema: unknown, celery: Record<string, unknown> = {}) => ({
-  name,
-  description: `Runs the Celery task ${task}.`,
-  inputSchema,
-  celery: { task, connection: 'py', resultBackend: 'results', ...celery },
-});
-
-/** The bridge config of the Celery tests: the broker on one database of the Celery Redis, results on another. */
-export function celeryConfig(brokerUrl: string, backendUrl: string): Record<string, unknown> {
+/**
+ * The bridge config of the Celery tests: the broker (the `py` connection: a database of the Celery Redis, or
+ * RabbitMQ) and the result backend (another database, or `rpc`: Celery's rpc:// backend on RabbitMQ); each
+ * tool runs a task of test/bridge/celery/tasks.py.
+ */
+export function celeryConfig(brokerUrl: string, backend: string): Record<string, unknown> {
+  const rpc = backend === 'rpc';
+  const tool = (name: string, task: string, inputSchema: unknown, celery: Record<string, unknown> = {}) => ({
+    name,
+    description: `Runs the Celery task ${task}.`,
+    inputSchema,
+    celery: { task, connection: 'py', resultBackend: rpc ? 'rpc' : 'results', ...celery },
+  });
   return {
-    connections: { py: { url: brokerUrl }, results: { url: backendUrl } },
+    connections: { py: { url: brokerUrl }, ...(!rpc && { results: { url: backend } }) },
     tools: [
       {
         ...tool(

@@ -24,19 +24,34 @@ export function celeryArguments(
   return { args: positional, kwargs: isRecord(mapped) ? mapped : {} };
 }
 
+/** One Celery task message, protocol v2, before a transport wraps it: its headers, body and AMQP properties. */
+export interface CeleryTaskParts {
+  readonly headers: Record<string, unknown>;
+  /** `[args, kwargs, embed]`, sent as JSON. */
+  readonly body: readonly unknown[];
+  readonly properties: {
+    readonly correlation_id: string;
+    readonly reply_to: string;
+    readonly delivery_mode: 2;
+    readonly priority: number;
+    readonly expiration?: string;
+  };
+}
+
 /**
- * The kombu Redis transport's envelope of one Celery task message, protocol v2 with the JSON serializer, as
- * `app.send_task` writes it: headers name the task and carry its id (= the taskgate task id) and limits, the
- * body `[args, kwargs, embed]` is base64 in the envelope, the properties route it to `queue` directly.
- * `trace` (the bridge's span) goes in the headers.
+ * One Celery task message, protocol v2 with the JSON serializer, as `app.send_task` writes it: headers name
+ * the task and carry its id (= the taskgate task id) and limits, the body is `[args, kwargs, embed]`, the
+ * properties make it persistent with its priority; `replyTo` names the queue Celery's `rpc://` backend sends
+ * its states to ('' for none). `trace` (the bridge's span) goes in the headers.
  */
-export function taskMessage(
+export function taskParts(
   celery: CeleryOptions,
   taskId: string,
   args: Record<string, unknown>,
   now: number,
   trace?: TraceCarrier,
-): string {
+  replyTo = '',
+): CeleryTaskParts {
   const { options } = celery;
   const call = celeryArguments(celery, args);
   const headers = {
@@ -65,21 +80,38 @@ export function taskMessage(
     ...trace,
   };
   const body = [call.args, call.kwargs, { callbacks: null, errbacks: null, chain: null, chord: null }];
+  return {
+    headers,
+    body,
+    properties: {
+      correlation_id: taskId,
+      reply_to: replyTo,
+      delivery_mode: 2,
+      priority: options.priority ?? 0,
+      ...(options.expiresMs !== undefined && { expiration: String(options.expiresMs) }),
+    },
+  };
+}
+
+/**
+ * The kombu Redis transport's envelope of one Celery task message (see `taskParts`): the body is base64 in
+ * the envelope, the properties route it to `queue` directly.
+ */
+export function taskMessage(queue: string, parts: CeleryTaskParts): string {
+  const { headers, body, properties } = parts;
+  const { priority, ...rest } = properties;
   return JSON.stringify({
     body: base64(body),
     'content-encoding': 'utf-8',
     'content-type': 'application/json',
     headers,
     properties: {
-      correlation_id: taskId,
-      reply_to: '',
-      delivery_mode: 2,
-      ...(options.expiresMs !== undefined && { expiration: String(options.expiresMs) }),
-      delivery_info: { exchange: '', routing_key: celery.queue },
-      priority: options.priority ?? 0,
+      ...rest,
+      delivery_info: { exchange: '', routing_key: queue },
+      priority,
       body_encoding: 'base64',
       // kombu's ack emulation keys its `unacked` hash by this tag: the task id keeps it unique and findable.
-      delivery_tag: taskId,
+      delivery_tag: headers.id,
     },
   });
 }
@@ -89,18 +121,12 @@ export function taskMessage(
  * `app.control.revoke(task_id, terminate=...)` broadcasts it to every worker, without asking for replies.
  */
 export function revokeMessage(taskId: string, terminate: boolean, now: number): string {
-  const body = {
-    method: 'revoke',
-    arguments: { task_id: taskId, terminate, signal: 'SIGTERM' },
-    destination: null,
-    pattern: null,
-    matcher: null,
-  };
+  const { body, headers } = revokeParts(taskId, terminate, now);
   return JSON.stringify({
     body: base64(body),
     'content-encoding': 'utf-8',
     'content-type': 'application/json',
-    headers: { clock: 1, expires: now / 1000 + CONTROL_TTL_S },
+    headers,
     properties: {
       delivery_mode: 2,
       delivery_info: { exchange: 'celery.pidbox', routing_key: '' },
@@ -109,4 +135,22 @@ export function revokeMessage(taskId: string, terminate: boolean, now: number): 
       delivery_tag: randomUUID(),
     },
   });
+}
+
+/** The body and headers of a `revoke` broadcast (see `revokeMessage`), as any kombu transport sends them. */
+export function revokeParts(
+  taskId: string,
+  terminate: boolean,
+  now: number,
+): { body: Record<string, unknown>; headers: Record<string, unknown> } {
+  return {
+    body: {
+      method: 'revoke',
+      arguments: { task_id: taskId, terminate, signal: 'SIGTERM' },
+      destination: null,
+      pattern: null,
+      matcher: null,
+    },
+    headers: { clock: 1, expires: now / 1000 + CONTROL_TTL_S },
+  };
 }

@@ -1,9 +1,10 @@
 import {
-  type CeleryBroker,
   type CeleryHandOffs,
   type CeleryMeta,
   type CeleryResults,
   errorMessage,
+  inSpan,
+  SpanKind,
   traceCarrierOf,
 } from '@taskgate/core';
 import type { CallToolResult } from '@taskgate/protocol';
@@ -12,13 +13,17 @@ import type { EventApplier } from '../apply-event.js';
 import type { BridgeMetrics } from '../bridge-metrics.js';
 import type { CeleryToolConfig } from '../config.js';
 import { failedResult } from '../mapping.js';
-import { revokeMessage, taskMessage } from './celery-message.js';
+import { taskParts } from './celery-message.js';
 import { celeryStep, stateDigest } from './celery-states.js';
+import type { CeleryTransport } from './celery-transport.js';
 
 export interface CeleryDeps {
   readonly tool: CeleryToolConfig;
-  readonly broker: CeleryBroker;
-  readonly results: CeleryResults;
+  readonly broker: CeleryTransport;
+  /** The Redis result backend; undefined with `rpc`, whose states the bridges' result consumer applies. */
+  readonly results: CeleryResults | undefined;
+  /** The queue Celery's `rpc://` backend sends the task's states to ('' without `rpc`). */
+  readonly replyTo: string;
   readonly handOffs: CeleryHandOffs;
   readonly applier: EventApplier;
   readonly metrics: BridgeMetrics;
@@ -71,10 +76,11 @@ export async function followCelery(
   const follow: Follow = { deps, ctx, heard: [], applied: new Set(), mayBeQueued: true, wake: () => {} };
   const onAbort = (): void => follow.wake();
   ctx.signal.addEventListener('abort', onAbort);
-  const unwatch = deps.results.watch(ctx.taskId, (meta) => {
-    follow.heard.push(meta);
-    follow.wake();
-  });
+  const unwatch =
+    deps.results?.watch(ctx.taskId, (meta) => {
+      follow.heard.push(meta);
+      follow.wake();
+    }) ?? (() => {});
   try {
     await handOff(follow, args);
     for (;;) {
@@ -99,13 +105,27 @@ async function handOff(follow: Follow, args: Record<string, unknown>): Promise<v
     try {
       const state = await handOffs.begin(ctx.taskId);
       if (state === 'sent') return;
-      // Cut short by a crash: sent if the broker or the backend has it (the window is one LPUSH wide).
+      // Cut short by a crash: sent if the broker or the backend has it, or a state of it was applied (the
+      // window is one LPUSH, or one confirmed publish, wide). RabbitMQ cannot tell: there it is sent again.
       const sent =
         state === 'sending' &&
-        ((await broker.find(queue, ctx.taskId)) !== undefined || (await results.meta(ctx.taskId)) !== undefined);
+        ((await broker.waits(queue, ctx.taskId)) === true ||
+          (results !== undefined && (await results.meta(ctx.taskId)) !== undefined) ||
+          (await handOffs.appliedAny(ctx.taskId)));
       if (!sent) {
-        const message = taskMessage(tool.celery, ctx.taskId, args, Date.now(), traceCarrierOf());
-        await broker.send(queue, tool.celery.options.priority ?? 0, message);
+        // The publish is a producer span; the message carries its trace context.
+        const attributes = {
+          'messaging.system': broker.amqp ? 'rabbitmq' : 'redis',
+          'messaging.operation.type': 'send',
+          'messaging.operation.name': 'publish',
+          'messaging.destination.name': queue,
+          'messaging.message.id': ctx.taskId,
+          'mcp.task.id': ctx.taskId,
+        };
+        await inSpan(`publish ${queue}`, { kind: SpanKind.PRODUCER, attributes }, async () => {
+          const parts = taskParts(tool.celery, ctx.taskId, args, Date.now(), traceCarrierOf(), deps.replyTo);
+          await broker.send(queue, parts);
+        });
         deps.metrics.handedOff.inc({ tool: tool.name });
         ctx.logger.info({ queue, celeryTask: tool.celery.task }, 'celery task sent');
       }
@@ -127,6 +147,15 @@ async function applyHeard(follow: Follow): Promise<CallToolResult | undefined> {
       const end = await apply(follow, meta);
       if (end !== undefined) return end;
     }
+    if (deps.results === undefined) {
+      // `rpc`: the result consumer applies the states; this execution shows where the message is meanwhile,
+      // and whether the broker can be reached (its queue is checked: that throws while it is down).
+      const consumers = await deps.broker.consumers(deps.tool.celery.queue);
+      reconnected(follow);
+      if (follow.mayBeQueued && (await deps.handOffs.appliedAny(ctx.taskId))) follow.mayBeQueued = false;
+      await showPlace(follow, consumers);
+      return undefined;
+    }
     const meta = await deps.results.meta(ctx.taskId);
     if (meta !== undefined) return await apply(follow, meta);
     if (follow.applied.size > 0 || (await deps.handOffs.appliedAny(ctx.taskId))) {
@@ -137,16 +166,37 @@ async function applyHeard(follow: Follow): Promise<CallToolResult | undefined> {
       await deps.applier.reconcile(ctx.taskId, deps.tool, result);
       return result;
     }
-    if (follow.mayBeQueued) {
-      follow.mayBeQueued = (await deps.broker.find(deps.tool.celery.queue, ctx.taskId)) !== undefined;
-      if (follow.mayBeQueued)
-        status(follow, `Queued in Celery queue '${deps.tool.celery.queue}': waiting for a worker`);
-      else status(follow, 'Taken by a Celery worker');
-    }
+    reconnected(follow);
+    await showPlace(follow);
   } catch (error) {
     status(follow, `The Celery broker or result backend is unreachable (${errorMessage(error)}); waiting for it`);
   }
   return undefined;
+}
+
+/** After an outage the task showed: says the broker and backend are back (the next state tells more). */
+function reconnected(follow: Follow): void {
+  if (follow.shown?.startsWith('The Celery broker') !== true) return;
+  status(follow, "The Celery broker is reachable again; waiting for the task's next state");
+}
+
+/**
+ * While no state came, shows where the message is: waiting in the queue or taken (Redis can tell), else
+ * (RabbitMQ) waiting for a worker when the queue has no consumer.
+ */
+async function showPlace(follow: Follow, known?: number): Promise<void> {
+  if (!follow.mayBeQueued) return;
+  const { broker, tool } = follow.deps;
+  const { queue } = tool.celery;
+  const waits = await broker.waits(queue, follow.ctx.taskId);
+  if (waits !== undefined) {
+    follow.mayBeQueued = waits;
+    status(follow, waits ? `Queued in Celery queue '${queue}': waiting for a worker` : 'Taken by a Celery worker');
+    return;
+  }
+  const consumers = known ?? (await broker.consumers(queue));
+  if (consumers === 0) status(follow, `Queued in Celery queue '${queue}': waiting for a worker`);
+  else if (consumers !== undefined) status(follow, `In Celery queue '${queue}', which ${consumers} worker(s) consume`);
 }
 
 /** Applies one state to the task (once); the outcome when it ended the task. */
@@ -185,15 +235,18 @@ async function apply(follow: Follow, meta: CeleryMeta): Promise<CallToolResult |
 }
 
 /**
- * Takes the task's Celery message back: out of the broker's list if no worker took it yet, else through a
- * `revoke` broadcast on the workers' control channel (with `cancel: terminate`, the worker's child running it
- * gets SIGTERM). 'removed' or 'revoked'.
+ * Takes the task's Celery message back: out of the broker's list if no worker took it yet (Redis), else
+ * through a `revoke` broadcast on the workers' control channel (with `cancel: terminate`, the worker's child
+ * running it gets SIGTERM). 'removed' or 'revoked'.
  */
-export async function withdrawCelery(deps: CeleryDeps, taskId: string): Promise<'removed' | 'revoked'> {
+export async function withdrawCelery(
+  deps: Pick<CeleryDeps, 'tool' | 'broker'>,
+  taskId: string,
+): Promise<'removed' | 'revoked' | 'revoked, no worker heard it'> {
   const { celery } = deps.tool;
   if (await deps.broker.withdraw(celery.queue, taskId)) return 'removed';
-  await deps.broker.broadcast('celery.pidbox', revokeMessage(taskId, celery.cancel === 'terminate', Date.now()));
-  return 'revoked';
+  const heard = await deps.broker.revoke(taskId, celery.cancel === 'terminate');
+  return heard === 'sent' ? 'revoked' : 'revoked, no worker heard it';
 }
 
 /**
