@@ -260,15 +260,15 @@ export {
   UnsubscribeRequestSchema,
 } from './resources.js';
 export {
-  isStatelessProtocolVersion,
+  isRev2026ProtocolVersion,
   META_CLIENT_CAPABILITIES,
   META_CLIENT_INFO,
   META_LOG_LEVEL,
   META_PROTOCOL_VERSION,
   META_SERVER_INFO,
   META_SUBSCRIPTION_ID,
-  STATELESS_PROTOCOL_VERSION,
-  STATELESS_PROTOCOL_VERSIONS,
+  REV2026_PROTOCOL_VERSION,
+  REV2026_PROTOCOL_VERSIONS,
   TASKS_EXTENSION,
 } from './rev2026-07-28.js';
 export { type ListRootsResult, ListRootsResultSchema, type Root, RootSchema } from './roots.js';

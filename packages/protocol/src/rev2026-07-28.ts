@@ -1,8 +1,8 @@
 /** Revision 2026-07-28: stateless requests whose `_meta` carries what `initialize` used to negotiate. */
-export const STATELESS_PROTOCOL_VERSION = '2026-07-28';
+export const REV2026_PROTOCOL_VERSION = '2026-07-28';
 
 /** The protocol revisions a request without a session may name, newest first. */
-export const STATELESS_PROTOCOL_VERSIONS = [STATELESS_PROTOCOL_VERSION] as const;
+export const REV2026_PROTOCOL_VERSIONS = [REV2026_PROTOCOL_VERSION] as const;
 
 /** `_meta` keys of a 2026-07-28 request. */
 export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
@@ -16,6 +16,6 @@ export const META_SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 /** True when `version` is a revision served statelessly. */
-export function isStatelessProtocolVersion(version: unknown): boolean {
-  return (STATELESS_PROTOCOL_VERSIONS as readonly unknown[]).includes(version);
+export function isRev2026ProtocolVersion(version: unknown): boolean {
+  return (REV2026_PROTOCOL_VERSIONS as readonly unknown[]).includes(version);
 }

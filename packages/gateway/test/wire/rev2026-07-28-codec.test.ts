@@ -6,7 +6,7 @@ import {
   encode,
   encodeError,
   errorStatus,
-  type StatelessParams,
+  type Rev2026Params,
 } from '../../src/wire/rev2026-07-28/codec.js';
 import { asSent, type CodecFixture, codecFixtures, refusalOf, requestOf } from './codec-fixtures.js';
 
@@ -17,7 +17,7 @@ const encoding = fixtures.filter((fixture) => fixture.answer !== undefined);
 /** Decodes a fixture's request as the runner does: the envelope, then the method's params. */
 function decoded(fixture: CodecFixture) {
   const { paramHeaders, ...request } = decode(fixture.headers ?? {}, requestOf(fixture));
-  const method = request.method as keyof StatelessParams;
+  const method = request.method as keyof Rev2026Params;
   return {
     request: { ...request, paramHeaders: Object.fromEntries(paramHeaders) },
     params: decodeParams(method, request.params, request.meta),

@@ -5,7 +5,7 @@ import { toolsCall } from '../../methods/tools-call.js';
 import { removeWaitingJob } from '../../tasks/cancel-call.js';
 import { RoundWake } from '../../tasks/round-wake.js';
 import { type CallRound, encode } from './codec.js';
-import { requestStates, type StatelessContext } from './context.js';
+import { type Rev2026Context, requestStates } from './context.js';
 import { CallNotices } from './notices.js';
 import { checkParamHeaders } from './param-headers.js';
 import { createTaskResult } from './task-view.js';
@@ -20,8 +20,8 @@ const REQUEST_STATE_TTL_MS = 10 * 60_000;
  * requests and a signed `requestState`; the next round brings `inputResponses` and the state, and the same
  * call goes on. The codec lifted the round's fields off the params (`codec.ts`).
  */
-export async function statelessToolsCall(
-  ctx: StatelessContext,
+export async function rev2026ToolsCall(
+  ctx: Rev2026Context,
   round: CallRound,
   signal: AbortSignal,
 ): Promise<Record<string, unknown>> {
@@ -47,7 +47,7 @@ export async function statelessToolsCall(
 
 /** Waits for a call to finish or to need input, and answers its result, its error or `input_required`. */
 async function awaitCall(
-  ctx: StatelessContext,
+  ctx: Rev2026Context,
   tool: string,
   record: StoredTask,
   signal: AbortSignal,
@@ -95,7 +95,7 @@ async function awaitCall(
 }
 
 /** What of the call's outbox this request gets: progress for its token, log messages at its `_meta` logLevel. */
-function noticesOf(ctx: StatelessContext, record: StoredTask): CallNotices {
+function noticesOf(ctx: Rev2026Context, record: StoredTask): CallNotices {
   const token = record.progressToken as ProgressToken | undefined;
   const level = LoggingLevelSchema.safeParse(ctx.meta.logLevel);
   return new CallNotices(ctx.answer, ctx.services.outbox, token, level.success ? level.data : undefined);
@@ -115,7 +115,7 @@ const QUIET_MS = 30;
  * requests, progress, logs): no timer re-reads it.
  */
 async function settle(
-  ctx: StatelessContext,
+  ctx: Rev2026Context,
   taskId: string,
   signal: AbortSignal,
   notices: CallNotices,
@@ -153,7 +153,7 @@ const TAKE_INPUT_WAIT_MS = 10_000;
  * with a new request (the answered ones are no longer pending). Woken by the task follower and the outbox's
  * arrivals; the deadline is one timer.
  */
-async function afterRound(ctx: StatelessContext, record: StoredTask, signal: AbortSignal): Promise<StoredTask> {
+async function afterRound(ctx: Rev2026Context, record: StoredTask, signal: AbortSignal): Promise<StoredTask> {
   const { taskId } = record;
   const wake = new RoundWake(ctx.services.follower, taskId, signal);
   const deadline = Date.now() + TAKE_INPUT_WAIT_MS;

@@ -5,8 +5,8 @@ import {
   ProtocolError,
   parseClientRequestParams,
   parseUpdateTaskParams,
+  REV2026_PROTOCOL_VERSION,
   type RequestId,
-  STATELESS_PROTOCOL_VERSION,
   TASKS_EXTENSION,
 } from '@taskgate/protocol';
 import type { HandlerAnswer } from '../../methods/context.js';
@@ -15,7 +15,7 @@ import type { TaskGet } from '../../methods/tasks-get.js';
 import type { TaskUpdate } from '../../methods/tasks-update.js';
 import type { ToolCall } from '../../methods/tools-call.js';
 import type { WireHeaders } from '../codec.js';
-import { checkEnvelope, type StatelessMeta } from './envelope.js';
+import { checkEnvelope, type Rev2026Meta } from './envelope.js';
 import { paramHeaders } from './param-headers.js';
 import { createTaskResult, detailedTask } from './task-view.js';
 
@@ -26,7 +26,7 @@ import { createTaskResult, detailedTask } from './task-view.js';
  */
 
 /** The methods of this revision (a method outside the list is -32601, HTTP 404). */
-export const STATELESS_METHODS = [
+export const REV2026_METHODS = [
   'server/discover',
   'subscriptions/listen',
   'tools/list',
@@ -42,16 +42,16 @@ export const STATELESS_METHODS = [
   'tasks/cancel',
 ] as const;
 
-export type StatelessMethod = (typeof STATELESS_METHODS)[number];
+export type Rev2026Method = (typeof REV2026_METHODS)[number];
 
-const METHODS: ReadonlySet<string> = new Set(STATELESS_METHODS);
+const METHODS: ReadonlySet<string> = new Set(REV2026_METHODS);
 
 /** A request of this revision as its headers and body say. */
-export interface StatelessRequest {
+export interface Rev2026Request {
   readonly id: RequestId;
-  readonly method: StatelessMethod;
+  readonly method: Rev2026Method;
   /** What the request's `_meta` declares. */
-  readonly meta: StatelessMeta;
+  readonly meta: Rev2026Meta;
   /** The request's `Mcp-Param-*` headers by lower-case name (SEP-2243). */
   readonly paramHeaders: ReadonlyMap<string, string>;
   /** The params as sent (an empty object when there are none). */
@@ -69,14 +69,14 @@ function paramsOf(request: JsonRpcRequest): Record<string, unknown> {
  * Headers and body → the request: the envelope checked (headers against the body and `_meta`, `envelope.ts`),
  * then the method (-32601 for one this revision does not have: `initialize`, `ping`, `tasks/result`, …).
  */
-export function decode(headers: WireHeaders, request: JsonRpcRequest): StatelessRequest {
+export function decode(headers: WireHeaders, request: JsonRpcRequest): Rev2026Request {
   const { id, method } = request;
   const params = paramsOf(request);
   const meta = checkEnvelope(headers, method, params);
   if (!METHODS.has(method)) {
-    throw ProtocolError.methodNotFound(`Method not found: ${method} (revision ${STATELESS_PROTOCOL_VERSION})`);
+    throw ProtocolError.methodNotFound(`Method not found: ${method} (revision ${REV2026_PROTOCOL_VERSION})`);
   }
-  return { id, method: method as StatelessMethod, meta, paramHeaders: paramHeaders(headers), params };
+  return { id, method: method as Rev2026Method, meta, paramHeaders: paramHeaders(headers), params };
 }
 
 /** The HTTP status of a JSON-RPC error on this wire (a `WireRefusal` carries its own). */
@@ -93,7 +93,7 @@ export function errorStatus(code: number): number {
 }
 
 /** True when a request's `_meta` declares the tasks extension. */
-export function declaresTasks(meta: StatelessMeta): boolean {
+export function declaresTasks(meta: Rev2026Meta): boolean {
   const extensions = meta.clientCapabilities.extensions;
   return typeof extensions === 'object' && extensions !== null && TASKS_EXTENSION in extensions;
 }
@@ -124,7 +124,7 @@ export interface CallRound {
 }
 
 /** Each method's params in its handler's neutral form. */
-export interface StatelessParams {
+export interface Rev2026Params {
   'tools/call': CallRound;
   'tools/list': ClientRequestParams<'tools/list'>;
   'resources/list': ClientRequestParams<'resources/list'>;
@@ -142,7 +142,7 @@ export interface StatelessParams {
 const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/update', 'tasks/cancel']);
 
 type Decoders = {
-  readonly [M in keyof StatelessParams]: (params: Record<string, unknown>, meta: StatelessMeta) => StatelessParams[M];
+  readonly [M in keyof Rev2026Params]: (params: Record<string, unknown>, meta: Rev2026Meta) => Rev2026Params[M];
 };
 
 /**
@@ -185,11 +185,11 @@ const DECODERS: Decoders = {
  * A method's params in its handler's form: -32021 for a tasks method without the tasks extension declared,
  * -32602 naming what does not fit.
  */
-export function decodeParams<M extends keyof StatelessParams>(
+export function decodeParams<M extends keyof Rev2026Params>(
   method: M,
   params: Record<string, unknown>,
-  meta: StatelessMeta,
-): StatelessParams[M] {
+  meta: Rev2026Meta,
+): Rev2026Params[M] {
   if (TASK_METHODS.has(method) && !declaresTasks(meta)) {
     throw new ProtocolError(
       ErrorCode.MissingClientCapability,

@@ -11,14 +11,14 @@ import type { ResolvedGatewayOptions } from '../../options.js';
 import type { AbandonServices } from '../../tasks/cancel-call.js';
 import type { AnswerChannel } from '../codec.js';
 import { declaresTasks as declaresTasksExtension } from './codec.js';
-import type { StatelessMeta } from './envelope.js';
+import type { Rev2026Meta } from './envelope.js';
 import { RequestStateCodec } from './request-state.js';
 
 /**
  * What revision 2026-07-28 uses: its handlers' services as each names them, what a call's rounds and a listen
  * stream follow (the bus, resource subscriptions), the cancellation of a call nobody waits for, the options.
  */
-export type StatelessServices = ToolsCallServices &
+export type Rev2026Services = ToolsCallServices &
   ToolsListServices &
   OfferingListServices &
   OfferingReadServices &
@@ -32,8 +32,8 @@ export type StatelessServices = ToolsCallServices &
   };
 
 /** One stateless request: a Call whose "session" is what the request's `_meta` declares. */
-export interface StatelessContext extends Call<StatelessServices> {
-  readonly meta: StatelessMeta;
+export interface Rev2026Context extends Call<Rev2026Services> {
+  readonly meta: Rev2026Meta;
   /** True when auth is off: tasks are bound to their unguessable id only, not to an owner. */
   readonly anonymous: boolean;
   /** Where the answer goes: JSON, or a stream once a notification went out. */
@@ -50,7 +50,7 @@ export function anonymousOwner(): string {
 const codecs = new WeakMap<object, RequestStateCodec>();
 
 /** The request-state codec of a gateway (one per services object). */
-export function requestStates(ctx: StatelessContext): RequestStateCodec {
+export function requestStates(ctx: Rev2026Context): RequestStateCodec {
   let codec = codecs.get(ctx.services);
   if (codec === undefined) {
     const { requestStateSecret, cursorSecret } = ctx.services.options;
@@ -61,6 +61,6 @@ export function requestStates(ctx: StatelessContext): RequestStateCodec {
 }
 
 /** True when the request's `_meta` declares the tasks extension. */
-export function declaresTasks(ctx: StatelessContext): boolean {
+export function declaresTasks(ctx: Rev2026Context): boolean {
   return declaresTasksExtension(ctx.meta);
 }

@@ -1,8 +1,8 @@
-import { META_SERVER_INFO, STATELESS_PROTOCOL_VERSIONS, TASKS_EXTENSION } from '@taskgate/protocol';
+import { META_SERVER_INFO, REV2026_PROTOCOL_VERSIONS, TASKS_EXTENSION } from '@taskgate/protocol';
 import type { ResolvedGatewayOptions } from '../../options.js';
 
 /** What the server offers on revision 2026-07-28; `subscriptions/listen` carries the list-changed news. */
-export const STATELESS_CAPABILITIES = {
+export const REV2026_CAPABILITIES = {
   tools: { listChanged: true },
   resources: { listChanged: true },
   prompts: { listChanged: true },
@@ -16,8 +16,8 @@ export function discover(options: ResolvedGatewayOptions): Record<string, unknow
   const { serverInfo, instructions } = options;
   return {
     resultType: 'complete',
-    supportedVersions: [...STATELESS_PROTOCOL_VERSIONS],
-    capabilities: STATELESS_CAPABILITIES,
+    supportedVersions: [...REV2026_PROTOCOL_VERSIONS],
+    capabilities: REV2026_CAPABILITIES,
     ...(instructions !== undefined && { instructions }),
     ttlMs: 0,
     cacheScope: 'public',

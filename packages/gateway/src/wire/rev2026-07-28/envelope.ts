@@ -1,17 +1,17 @@
 import {
   ErrorCode,
-  isStatelessProtocolVersion,
+  isRev2026ProtocolVersion,
   type JsonRpcMessage,
   META_CLIENT_CAPABILITIES,
   META_CLIENT_INFO,
   META_LOG_LEVEL,
   META_PROTOCOL_VERSION,
-  STATELESS_PROTOCOL_VERSIONS,
+  REV2026_PROTOCOL_VERSIONS,
 } from '@taskgate/protocol';
 import { headerOf, type WireHeaders, WireRefusal } from '../codec.js';
 
 /** What a stateless request's `_meta` declares: what `initialize` negotiated once per session on 2025-11-25. */
-export interface StatelessMeta {
+export interface Rev2026Meta {
   readonly protocolVersion: string;
   readonly clientCapabilities: Record<string, unknown>;
   readonly clientInfo?: Record<string, unknown>;
@@ -31,7 +31,7 @@ function metaOf(message: JsonRpcMessage): Record<string, unknown> | undefined {
  * version the session wire does not speak. `initialize` belongs to it only when its `_meta` says so (a 2025-11-25
  * client's initialize has none); a request with a session id never does.
  */
-export function isStatelessMessage(
+export function isRev2026Message(
   headers: WireHeaders,
   message: JsonRpcMessage,
   sessionVersions: readonly string[],
@@ -61,7 +61,7 @@ const mismatch = (message: string): WireRefusal => new WireRefusal(400, ErrorCod
  * `MCP-Protocol-Version` present (-32020), the required `_meta` keys (-32602), the header equal to
  * `_meta.protocolVersion` (-32020), a version served (-32022), then `Mcp-Method` and `Mcp-Name` (-32020).
  */
-export function checkEnvelope(headers: WireHeaders, method: string, params: Record<string, unknown>): StatelessMeta {
+export function checkEnvelope(headers: WireHeaders, method: string, params: Record<string, unknown>): Rev2026Meta {
   const version = headerOf(headers, 'mcp-protocol-version');
   if (version === undefined) throw mismatch('Header mismatch: the MCP-Protocol-Version header is required');
   const meta = params._meta;
@@ -78,12 +78,12 @@ export function checkEnvelope(headers: WireHeaders, method: string, params: Reco
   if (declared !== version) {
     throw mismatch('Header mismatch: MCP-Protocol-Version does not match params._meta protocolVersion');
   }
-  if (!isStatelessProtocolVersion(declared)) {
+  if (!isRev2026ProtocolVersion(declared)) {
     throw new WireRefusal(
       400,
       ErrorCode.UnsupportedProtocolVersion,
       `Unsupported protocol version: ${String(declared).slice(0, 64)}`,
-      { supported: [...STATELESS_PROTOCOL_VERSIONS], requested: declared },
+      { supported: [...REV2026_PROTOCOL_VERSIONS], requested: declared },
     );
   }
   const capabilities = fields[META_CLIENT_CAPABILITIES];

@@ -1,10 +1,10 @@
 import type { Logger } from '@taskgate/core';
-import { type JsonRpcRequest, STATELESS_PROTOCOL_VERSION } from '@taskgate/protocol';
+import { type JsonRpcRequest, REV2026_PROTOCOL_VERSION } from '@taskgate/protocol';
 import type { Caller } from '../../auth/caller.js';
 import type { Revision, WireHeaders, WireRequest } from '../codec.js';
 import { decode, errorStatus } from './codec.js';
-import { anonymousOwner, type StatelessContext, type StatelessServices } from './context.js';
-import { dispatchStateless } from './dispatch.js';
+import { anonymousOwner, type Rev2026Context, type Rev2026Services } from './context.js';
+import { dispatchRev2026 } from './dispatch.js';
 import { listen } from './listen.js';
 
 /**
@@ -13,14 +13,14 @@ import { listen } from './listen.js';
  * principal as owner (auth on) or a fresh anonymous owner (auth off). Errors keep the request's id; those the
  * revision gives an HTTP status answer with it (400, 404). Notifications and responses get 202 and nothing else.
  */
-export const rev20260728: Revision<StatelessServices> = {
+export const rev20260728: Revision<Rev2026Services> = {
   errorStatus,
   accept: async () => {},
   open: openRequest,
 };
 
 async function openRequest(
-  services: StatelessServices,
+  services: Rev2026Services,
   headers: WireHeaders,
   caller: Caller,
   request: JsonRpcRequest,
@@ -35,8 +35,8 @@ async function openRequest(
     ...(meta.clientInfo !== undefined && { clientInfo: meta.clientInfo }),
     createdAt: 0,
   };
-  const logger = parent.child({ rpc: method, wire: STATELESS_PROTOCOL_VERSION });
-  const base: Omit<StatelessContext, 'answer'> = {
+  const logger = parent.child({ rpc: method, wire: REV2026_PROTOCOL_VERSION });
+  const base: Omit<Rev2026Context, 'answer'> = {
     services,
     session,
     owner,
@@ -45,7 +45,7 @@ async function openRequest(
     request,
     // With auth off a task is found by its unguessable id; with auth on, it is the principal's.
     tasksBy: caller.principal === undefined ? 'id' : 'record',
-    stamp: STATELESS_PROTOCOL_VERSION,
+    stamp: REV2026_PROTOCOL_VERSION,
     inlineInput: true,
     meta,
     anonymous: caller.principal === undefined,
@@ -58,12 +58,12 @@ async function openRequest(
     logger,
     mayStream: false,
     run: async (channel) => {
-      const ctx: StatelessContext = { ...base, answer: channel };
+      const ctx: Rev2026Context = { ...base, answer: channel };
       if (method === 'subscriptions/listen') {
         await listen(ctx, channel, id, params);
         return { kind: 'streamed' };
       }
-      return { kind: 'result', result: await dispatchStateless(ctx, params, channel.signal) };
+      return { kind: 'result', result: await dispatchRev2026(ctx, params, channel.signal) };
     },
   };
 }

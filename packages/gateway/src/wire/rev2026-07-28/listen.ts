@@ -3,7 +3,7 @@ import type { CatalogKind } from '@taskgate/core';
 import { META_SUBSCRIPTION_ID, type RequestId } from '@taskgate/protocol';
 import { visibleTask } from '../../methods/caller-task.js';
 import type { AnswerChannel } from '../codec.js';
-import { declaresTasks, type StatelessContext } from './context.js';
+import { declaresTasks, type Rev2026Context } from './context.js';
 import { detailedView } from './task-view.js';
 
 /** The list-changed news a `subscriptions/listen` filter may ask for, and the catalog kind behind each. */
@@ -33,7 +33,7 @@ const strings = (value: unknown): string[] =>
  * drains.
  */
 export async function listen(
-  ctx: StatelessContext,
+  ctx: Rev2026Context,
   channel: AnswerChannel,
   id: RequestId,
   params: Record<string, unknown>,
@@ -91,7 +91,7 @@ export async function listen(
  * Tells the bridges which of the stream's resources someone listens to (those the caller may read), so that
  * an upstream server's resource is subscribed upstream while the stream is open. Resolves with its end.
  */
-async function holdInterest(ctx: StatelessContext, uris: ReadonlySet<string>): Promise<() => Promise<void>> {
+async function holdInterest(ctx: Rev2026Context, uris: ReadonlySet<string>): Promise<() => Promise<void>> {
   const { subscriptions, offerings } = ctx.services;
   const readable = await Promise.all(
     [...uris].map(async (uri) => ((await offerings.resolve(uri, ctx.principal)) === undefined ? [] : [uri])),

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isReadInputRequired, Keys } from '@taskgate/core';
 import { inputResponsesOf } from './codec.js';
-import { requestStates, type StatelessContext } from './context.js';
+import { type Rev2026Context, requestStates } from './context.js';
 
 /** The methods whose handlers run as reads on a worker and may ask for input in rounds. */
 export const READ_METHODS: ReadonlySet<string> = new Set(['prompts/get', 'resources/read', 'completion/complete']);
@@ -35,7 +35,7 @@ function canonical(value: unknown): string {
  * The round a read request is: its own params, and the answers of its `requestState` (issued for the same
  * method, params and owner: -32602 otherwise) with those of its `inputResponses` on top.
  */
-export function readRound(ctx: StatelessContext, method: string, params: Record<string, unknown>): ReadRound {
+export function readRound(ctx: Rev2026Context, method: string, params: Record<string, unknown>): ReadRound {
   const { inputResponses: _responses, requestState, _meta, ...own } = params;
   const subject = `${method} ${createHash('sha256').update(canonical(own)).digest('base64url').slice(0, 32)}`;
   const responses = inputResponsesOf(params) ?? {};
@@ -50,7 +50,7 @@ export function readRound(ctx: StatelessContext, method: string, params: Record<
  * answers so far (the handler runs again with them on the next round). Undefined when the read answered.
  */
 export function readAnswer(
-  ctx: StatelessContext,
+  ctx: Rev2026Context,
   round: ReadRound,
   result: Record<string, unknown>,
 ): Record<string, unknown> | undefined {
