@@ -80,7 +80,7 @@ describe('revision 2026-07-28 on the same endpoint', () => {
 
   it('wakes a call that waits from its task channel: no read of the task while the tool runs', async () => {
     const stack = await start({ tools: TEST_TOOLS });
-    const call = stateless(stack.url, 'tools/call', { name: 'sleep', arguments: { ms: 4000 } });
+    const call = rev2026Request(stack.url, 'tools/call', { name: 'sleep', arguments: { ms: 4000 } });
     // The call waits once its task's channel is subscribed; the reads that follow the subscription come next.
     const channels = async () => (await stack.redis.pubsub('CHANNELS', stack.keys.taskChannelPattern())) as string[];
     await waitFor(async () => (await channels()).length === 1, 'the call waiting on its task');

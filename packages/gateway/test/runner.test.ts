@@ -2,8 +2,8 @@ import { scrape, startRedis, useRedis } from '@taskgate/test-harness';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { createGateway } from '../src/index.js';
+import { rev2026Request, TASKS } from './support/rev2026-07-28.js';
 import { CURSOR_SECRET } from './support/stack.js';
-import { stateless, TASKS } from './support/stateless.js';
 
 const JSON_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
 
@@ -46,7 +46,7 @@ describe('the runner of both revisions', () => {
       expect(legacy.headers.get('retry-after')).toMatch(/^\d+$/);
       expect(await legacy.json()).toMatchObject({ jsonrpc: '2.0', id: 'legacy-1', error: { code: -32603 } });
 
-      const statelessly = await stateless(
+      const statelessly = await rev2026Request(
         url,
         'tasks/get',
         { taskId: 'x' },
