@@ -4,6 +4,7 @@
  * writes `{"chaosExecution":"<taskId>"}` to its log before anything else (executions counted per task).
  * `part_echo` may run again after a crash (`retryOnCrash: true`: 3 re-runs); `part_once` never runs twice.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { defineTool, type ToolContext } from '@taskgate/worker';
 import { z } from 'zod';
 
@@ -21,24 +22,9 @@ export const echoOf = (value: number): string => `echo ${value}`;
 
 const input = z.object({ value: z.int().min(0), ms: z.int().min(0).max(60_000) });
 
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
-  });
-}
-
 async function echo({ value, ms }: z.infer<typeof input>, ctx: ToolContext): Promise<string> {
   process.stdout.write(`${JSON.stringify({ chaosExecution: ctx.taskId })}\n`);
-  await pause(ms, ctx.signal);
+  await sleep(ms, undefined, { signal: ctx.signal });
   return echoOf(value);
 }
 
