@@ -96,14 +96,16 @@ export function checkPartitionHistory(
       else mine.push(op);
     }
   }
-  const windowsOf = (taskId: string): FaultWindow[] => {
+  /** The faults under way from a task's create to its last operation (`toFinal`: to the final read). */
+  const windowsOf = (taskId: string, toFinal = false): FaultWindow[] => {
     const mine = opsOf.get(taskId) ?? [];
     const from = Math.min(...mine.map((op) => op.invoke));
-    const to = Math.max(...mine.filter((op) => op.kind !== 'final').map((op) => op.complete));
+    const to = Math.max(...mine.filter((op) => toFinal || op.kind !== 'final').map((op) => op.complete));
     return windows.filter((w) => w.from <= to && w.settled >= from);
   };
   const faultsOf = (taskId: string): FaultKind[] => [...new Set(windowsOf(taskId).map((w) => w.kind))];
-  const failedOver = (taskId: string): boolean => windowsOf(taskId).some((w) => w.failover === true);
+  // A failover after a task's last operation can still roll back what it saw last: the final read shows it.
+  const failedOver = (taskId: string): boolean => windowsOf(taskId, true).some((w) => w.failover === true);
   const classOf = (taskId: string, kinds: readonly AnomalyKind[]): AnomalyClass => {
     if (unqueued.has(taskId)) return 'known';
     if (replication === 'async') return 'not promised';

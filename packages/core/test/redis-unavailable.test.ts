@@ -62,4 +62,20 @@ describe('a Redis that does not answer', () => {
       redis.disconnect();
     }
   });
+
+  it('a write to a node a failover made a replica (READONLY) is unavailable: retried once the primary moved', async () => {
+    await using primary = await startRedis();
+    await using replica = await startRedis();
+    const redis = createRedisConnection(replica.url, 'command', () => {});
+    try {
+      await redis.call('REPLICAOF', '127.0.0.1', String(new URL(primary.url).port));
+      const error = await failure(redis.set('k', 'v'));
+      expect((error as Error).message).toMatch(/^READONLY /);
+      expect(isRedisUnavailable(error)).toBe(true);
+      // What ioredis rejects a command in flight with when its connection closed under it (a failover's cut).
+      expect(isRedisUnavailable(new Error('Command aborted due to connection close'))).toBe(true);
+    } finally {
+      redis.disconnect();
+    }
+  });
 });

@@ -3,7 +3,8 @@ import { isReplicationTimeout } from './replication.js';
 /**
  * Errors that mean "Redis is not reachable now" rather than "this request is wrong": the connection is down
  * or refused, a command timed out (`commandTimeout`) or gave up after its reconnects (`maxRetriesPerRequest`),
- * or the server is still loading its data after a restart; or the replicas did not confirm a write in time
+ * or the server is still loading its data after a restart, or is a replica now (READONLY: a failover
+ * demoted it, and the connection moves to the new primary); or the replicas did not confirm a write in time
  * (TASKGATE_REDIS_WAIT_REPLICAS), which was then not acknowledged. A gateway answers them with 503 and a retry hint.
  */
 const UNAVAILABLE_NAMES = new Set(['MaxRetriesPerRequestError', 'ClusterAllFailedError']);
@@ -11,10 +12,11 @@ const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'E
 const UNAVAILABLE_MESSAGES = [
   /^Command timed out$/,
   /^Connection is closed\.?$/,
+  /^Command aborted due to connection close/,
   /^Stream isn't writeable/,
   /^None of startup nodes is available/,
   /^Failed to refresh slots cache/,
-  /^(LOADING|MASTERDOWN|CLUSTERDOWN|TRYAGAIN)\b/,
+  /^(LOADING|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|READONLY)\b/,
 ];
 
 /** Does this error (or one of its causes) say that Redis cannot be reached at the moment? */

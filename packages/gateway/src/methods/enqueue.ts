@@ -1,6 +1,6 @@
 import {
   type CatalogEntry,
-  isReplicationTimeout,
+  isRedisUnavailable,
   queueOfTask,
   type StoredTask,
   type TaskStore,
@@ -19,8 +19,10 @@ export interface EnqueueServices {
 /**
  * Enqueues the job of a task or direct call. When that fails the record is failed with a statusMessage at
  * once (never left `working` without a job); returns the failed record then, undefined on success.
- * When the replicas did not confirm the record and the job (TASKGATE_REDIS_WAIT_REPLICAS), the task is not
- * acknowledged at all: the error is thrown (answered with 503 and `Retry-After`) and the record discarded.
+ * When Redis could not take the job, or the replicas did not confirm the record and the job
+ * (TASKGATE_REDIS_WAIT_REPLICAS), the task is not acknowledged at all: the record is discarded and the error
+ * thrown (answered with 503 and `Retry-After`). A failed record answered then could be unknown after a
+ * failover, as its writes were not confirmed either.
  */
 export async function enqueue(
   ctx: Call<EnqueueServices>,
@@ -50,7 +52,7 @@ export async function enqueue(
     await ctx.services.queues.enqueue(policy, data);
     return undefined;
   } catch (error) {
-    if (isReplicationTimeout(error)) return await discardUnconfirmed(ctx, record, error);
+    if (isRedisUnavailable(error)) return await discardUnconfirmed(ctx, record, error);
     ctx.logger.error(
       { taskId: record.taskId, tool: entry.tool.name, err: error instanceof Error ? error.message : String(error) },
       'enqueuing a tool job failed',
@@ -70,7 +72,8 @@ async function failUnqueued(tasks: TaskStore, record: StoredTask): Promise<Store
 }
 
 /**
- * A task whose writes the replicas did not confirm in time. A failover now could lose it, so it is refused:
+ * A task whose job Redis did not take, or whose writes the replicas did not confirm in time. A failover now
+ * could lose it, so it is refused:
  * the client is told to retry, and it must then be as if the create never ran. The job was held back and is
  * gone already (ToolQueues.enqueue), so no worker ran it; the record goes here, so its id is unknown and the
  * owner's active count is as before. Left as a failed record instead, it would be an unacknowledged ghost:
@@ -81,7 +84,7 @@ async function failUnqueued(tasks: TaskStore, record: StoredTask): Promise<Store
 async function discardUnconfirmed(ctx: Call<EnqueueServices>, record: StoredTask, error: unknown): Promise<never> {
   ctx.logger.warn(
     { taskId: record.taskId, err: error instanceof Error ? error.message : String(error) },
-    'task not acknowledged: its writes did not reach the Redis replicas in time',
+    'task not acknowledged: Redis did not take or replicate its writes in time',
   );
   await ctx.services.tasks.discard({ taskId: record.taskId, ownerId: record.ownerId }).catch(() => {});
   throw error;

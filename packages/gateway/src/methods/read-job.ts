@@ -1,5 +1,5 @@
 import {
-  isReplicationTimeout,
+  isRedisUnavailable,
   type ReadJobData,
   type ReadRequest,
   type TaskFollower,
@@ -49,8 +49,9 @@ export async function runReadJob(
   try {
     await services.queues.enqueue({ queue, attempts: 1 }, data);
   } catch (error) {
-    // Replicas that did not confirm: 503 with Retry-After (the record goes; a read's job was never visible).
-    if (isReplicationTimeout(error)) {
+    // Redis did not take the job, or its replicas did not confirm it: 503 with Retry-After (the record goes;
+    // a read's job was never visible).
+    if (isRedisUnavailable(error)) {
       await services.tasks.discard(ref).catch(() => {});
       throw error;
     }
