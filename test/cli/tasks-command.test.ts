@@ -122,7 +122,7 @@ describe('taskgate tasks (the admin CLI)', () => {
           taskId,
         ]);
         const cancelled = await tasks(['cancel', taskId, ...direct]);
-        expect(cancelled.code).toBe(0);
+        expect(cancelled.code, cancelled.output).toBe(0);
         expect(cancelled.output.trim()).toBe(`task ${taskId} cancelled`);
         expect((await client.experimental.tasks.getTask(taskId)).status).toBe('cancelled');
         const purged = await tasks(['purge', '--json', '--older-than', '0s', ...direct]);
@@ -130,6 +130,10 @@ describe('taskgate tasks (the admin CLI)', () => {
         const unknown = await tasks(['get', taskId, ...direct]);
         expect(unknown.code).toBe(1);
         expect(unknown.output).toContain('not found');
+        // A task id may start with '-' (base64url): it is an id, not a flag.
+        const dashed = await tasks(['get', `-${taskId.slice(1)}`, ...direct]);
+        expect(dashed.code, dashed.output).toBe(1);
+        expect(dashed.output).toContain('not found');
       } finally {
         await proc.stop('SIGKILL');
         await worker.close({ deadlineMs: 500 });

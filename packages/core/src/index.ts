@@ -86,6 +86,7 @@ export { GatewayRegistry, type HeldStream } from './streams/gateway-registry.js'
 export { type OutboxEntry, type OutboxMessage, type OutboxRequestMethod, TaskOutbox } from './streams/outbox.js';
 export { type FeedEntry, SessionFeed } from './streams/session-feed.js';
 export { compareEntryIds, TaskDelivery } from './streams/task-delivery.js';
+export { isTaskIdShape } from './tasks/ids.js';
 export { type InputAnswer, InputRequests, InputWaitError } from './tasks/input-requests.js';
 export { ListCursorCodec } from './tasks/list-cursor.js';
 export type { TaskEnd, TaskWaiter, WaitOutcome } from './tasks/task-follow.js';

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { isTaskIdShape } from '@taskgate/core';
 import { DEFAULT_KEY_PREFIX } from '@taskgate/core/defaults';
 import { TaskStatusSchema } from '@taskgate/protocol';
 import { AdminClientError, httpBackend, redisBackend, type TasksBackend } from '../admin-client.js';
@@ -60,11 +61,20 @@ function backendOf(values: Record<string, string | boolean | undefined>, env: No
   return httpBackend(url as string, token as string);
 }
 
+/**
+ * A task id is base64url, so one in 64 starts with '-', which parseArgs would take for a short flag: such an
+ * argument (no flag of this command has that shape) goes after a `--`, where it is a positional.
+ */
+function idsAsPositionals(argv: readonly string[]): string[] {
+  const ids = argv.filter((arg) => /^-[^-]/.test(arg) && isTaskIdShape(arg));
+  return ids.length === 0 ? [...argv] : [...argv.filter((arg) => !ids.includes(arg)), '--', ...ids];
+}
+
 /** `taskgate tasks list|get|cancel|purge`: operators' view of every owner's tasks. */
 export async function runTasks(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let parsed: ReturnType<typeof parse>;
   try {
-    parsed = parse(argv);
+    parsed = parse(idsAsPositionals(argv));
   } catch (error) {
     const known = Object.keys(OPTIONS).map((name) => `--${name}`);
     throw new ConfigError([flagProblem(error, known, 'tasks'), USAGE]);
