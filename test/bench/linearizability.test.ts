@@ -79,7 +79,24 @@ describe('the task model and the linearizability checker', () => {
     const ops = [create, cancel(12, 20, 'ok', 'cancelled'), refused, get(31, 35, 'cancelled')];
     expect(verdict(ops).verdict).toBe('linearizable');
     const bothApplied = [create, cancel(12, 20, 'ok', 'cancelled'), { ...refused, refused: false }];
-    expect(verdict(bothApplied).verdict).toBe('not linearizable');
+    const { verdict: seen, history } = verdict(bothApplied);
+    expect(seen).toBe('not linearizable');
+    expect(anomaliesOf(history)).toEqual(['cancelled twice']);
+  });
+
+  it('refuses a cancel acknowledged after a read saw the task cancelled (the first cancel undone)', () => {
+    const ops = [create, cancel(12, 14, 'info'), get(15, 18, 'cancelled'), cancel(20, 25, 'ok', 'cancelled')];
+    const { verdict: seen, history } = verdict(ops);
+    expect(seen).toBe('not linearizable');
+    expect(anomaliesOf(history)).toEqual(['cancelled twice']);
+  });
+
+  it('names a task unknown after a read showed it as lost, even before its create was answered', () => {
+    // The create's answer came late (20); a read saw the task at 12-14, another found nothing at 15-18.
+    const slowCreate: Op = { ...create, complete: 20 };
+    const { verdict: seen, history } = verdict([slowCreate, get(12, 14, 'working'), get(15, 18, 'unknown')]);
+    expect(seen).toBe('not linearizable');
+    expect(anomaliesOf(history)).toEqual(['lost']);
   });
 
   it('refuses a terminal status that changes: completed, then cancelled', () => {

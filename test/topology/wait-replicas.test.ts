@@ -174,4 +174,46 @@ describe('TASKGATE_REDIS_WAIT_REPLICAS=1 with the replica cut off', () => {
     });
     expect(again.status).toBe(200);
   }, 60_000);
+
+  it('answers a cancel only once the replica holds it: 503 while it is cut off, then the retry is refused', async () => {
+    const sessionId = await rawInitialize(gateway.url);
+    const created = await rawCall(gateway.url, sessionId, 'tools/call', {
+      name: 'sleep',
+      arguments: { ms: 20_000 },
+      task: {},
+    });
+    expect(created.status).toBe(200);
+    const taskId = (created.json() as { result: { task: { taskId: string } } }).result.task.taskId;
+    process.kill(replica.pid, 'SIGSTOP');
+    const cancel = await rawCall(gateway.url, sessionId, 'tasks/cancel', { taskId });
+    expect(cancel.status, cancel.text).toBe(503);
+    expect(cancel.headers['retry-after']).toBe('1');
+    expect(cancel.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      error: {
+        code: -32603,
+        message:
+          'Service Unavailable: the Redis replicas did not confirm the cancel in time; it may or may not stand, retry it shortly',
+      },
+    });
+    // The primary took it: once the replica is back, the retry finds the task cancelled (CNL-1).
+    process.kill(replica.pid, 'SIGCONT');
+    await waitFor(replicaInSync, 'the replica back in sync', 20_000);
+    const retry = await rawCall(gateway.url, sessionId, 'tasks/cancel', { taskId });
+    expect(retry.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32602, message: "Cannot cancel task: already in terminal status 'cancelled'" },
+    });
+    const other = await rawCall(gateway.url, sessionId, 'tools/call', {
+      name: 'sleep',
+      arguments: { ms: 20_000 },
+      task: {},
+    });
+    const otherId = (other.json() as { result: { task: { taskId: string } } }).result.task.taskId;
+    const confirmed = await rawCall(gateway.url, sessionId, 'tasks/cancel', { taskId: otherId });
+    expect(confirmed.status).toBe(200);
+    expect((confirmed.json() as { result: { status: string } }).result.status).toBe('cancelled');
+  }, 60_000);
 });

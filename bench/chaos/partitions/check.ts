@@ -13,12 +13,14 @@ import { type AnomalyKind, anomaliesOf, splitByTask, taskModel } from './task-mo
 import { ALLOWED_EXECUTIONS } from './tools.js';
 
 /**
- * How an anomalous task counts: `violation` (a promise broken: fails the run), `not promised` (asynchronous
+ * How an anomalous task counts: `violation` (a promise broken: fails the run) or `not promised` (asynchronous
  * replication; or with WAIT, a status change rolled back by a failover onto a replica that had not received it
- * yet — only the create is replicated before its answer), `known` (acknowledged although its gateway logged that
- * its job could not be queued: the WAIT acknowledgement of `methods/enqueue.ts`, fixed on its own).
+ * yet — a worker's finish is not replicated before clients may read it).
  */
-export type AnomalyClass = 'violation' | 'not promised' | 'known';
+export type AnomalyClass = 'violation' | 'not promised';
+
+/** The anomalies a failover's rollback of a status change explains (with WAIT, not promised). */
+const ROLLBACK_KINDS: ReadonlySet<AnomalyKind> = new Set(['went backwards', 'terminal changed', 'cancelled twice']);
 
 export interface TaskAnomaly {
   readonly taskId: string;
@@ -42,12 +44,12 @@ export interface PartitionChecked {
   readonly anomalous: TaskAnomaly[];
   /** Anomalous tasks by class. */
   readonly classes: Record<AnomalyClass, number>;
-  /** Acknowledged, then unknown to the final read (known ones apart). */
+  /** Acknowledged, then unknown to the final read. */
   readonly lost: number;
-  readonly lostKnown: number;
-  /** Not terminal at the final read (known ones apart: a task whose job was never queued stays working). */
+  /** Not terminal at the final read. */
   readonly stuck: number;
-  readonly stuckKnown: number;
+  /** Acknowledged as failed: their gateway could not queue their job for a reason other than Redis unavailable. */
+  readonly unqueuedAcknowledged: number;
   readonly finalStatuses: Record<string, number>;
   /** Tasks that ran more often than their tool's policy allows, and the most runs of one task per tool. */
   readonly overRun: number;
@@ -107,12 +109,11 @@ export function checkPartitionHistory(
   // A failover after a task's last operation can still roll back what it saw last: the final read shows it.
   const failedOver = (taskId: string): boolean => windowsOf(taskId, true).some((w) => w.failover === true);
   const classOf = (taskId: string, kinds: readonly AnomalyKind[]): AnomalyClass => {
-    if (unqueued.has(taskId)) return 'known';
     if (replication === 'async') return 'not promised';
-    const rolledBack = kinds.every((kind) => kind === 'went backwards' || kind === 'terminal changed');
+    const rolledBack = kinds.every((kind) => ROLLBACK_KINDS.has(kind));
     return rolledBack && failedOver(taskId) ? 'not promised' : 'violation';
   };
-  const classes: Record<AnomalyClass, number> = { violation: 0, 'not promised': 0, known: 0 };
+  const classes: Record<AnomalyClass, number> = { violation: 0, 'not promised': 0 };
   let linearizable = 0;
   let undecided = 0;
   const anomalies: Record<string, number> = {};
@@ -137,18 +138,15 @@ export function checkPartitionHistory(
   }
   const finalStatuses: Record<string, number> = {};
   let lost = 0;
-  let lostKnown = 0;
   let stuck = 0;
-  let stuckKnown = 0;
   for (const op of ops) {
     if (op.kind !== 'final') continue;
     const status = op.outcome === 'ok' ? (op.status ?? 'unreadable') : 'unreadable';
     finalStatuses[status] = (finalStatuses[status] ?? 0) + 1;
-    if (status === 'unknown' && unqueued.has(op.taskId as string)) lostKnown += 1;
-    else if (status === 'unknown') lost += 1;
-    else if (!TERMINAL.has(status) && unqueued.has(op.taskId as string)) stuckKnown += 1;
+    if (status === 'unknown') lost += 1;
     else if (!TERMINAL.has(status)) stuck += 1;
   }
+  const unqueuedAcknowledged = histories.filter((history) => unqueued.has(history.taskId)).length;
   const overRunIds: string[] = [];
   let overRunFailover = 0;
   let rerun = 0;
@@ -179,9 +177,8 @@ export function checkPartitionHistory(
     anomalous,
     classes,
     lost,
-    lostKnown,
     stuck,
-    stuckKnown,
+    unqueuedAcknowledged,
     finalStatuses,
     overRun: overRunIds.length,
     overRunIds,

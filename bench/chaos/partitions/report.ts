@@ -40,11 +40,12 @@ export function renderPartitionTables(checked: PartitionChecked, windows: readon
       ],
       ['anomalies (tasks, by kind)', list(checked.anomalies)],
       [
-        'anomalous tasks: **violations** / not promised / known',
-        `**${checked.classes.violation}** / ${checked.classes['not promised']} / ${checked.classes.known}`,
+        'anomalous tasks: **violations** / not promised',
+        `**${checked.classes.violation}** / ${checked.classes['not promised']}`,
       ],
-      ['**lost** (acknowledged, then unknown at the end)', `**${checked.lost}** (+ ${checked.lostKnown} known)`],
-      ['**stuck** (not terminal at the end)', `**${checked.stuck}** (+ ${checked.stuckKnown} known)`],
+      ['**lost** (acknowledged, then unknown at the end)', `**${checked.lost}**`],
+      ['**stuck** (not terminal at the end)', `**${checked.stuck}**`],
+      ['acknowledged as failed: their job could not be queued', String(checked.unqueuedAcknowledged)],
       ['final statuses', list(checked.finalStatuses)],
       ['most runs of one task (policy)', runs || '–'],
       [

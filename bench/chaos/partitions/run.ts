@@ -101,7 +101,7 @@ async function readBack(cluster: PartitionCluster, history: HistoryWriter, ops: 
   history.flush();
 }
 
-/** Task ids whose gateway logged that enqueuing their job failed (and which it answered anyway: a known bug). */
+/** Task ids whose gateway logged that enqueuing their job failed (the task is then `failed`, or refused). */
 function unqueuedTasks(gatewayLogs: readonly string[]): Set<string> {
   const ids = new Set<string>();
   for (const file of gatewayLogs) {
@@ -112,6 +112,14 @@ function unqueuedTasks(gatewayLogs: readonly string[]): Set<string> {
     }
   }
   return ids;
+}
+
+/** One line of a task's operation, for a failure's report: times (ms into the run), lane, gateway, outcome. */
+function describeOp(op: Op, taskId: string): string {
+  const seen = op.kind === 'list' ? op.seen?.find((entry) => entry.taskId === taskId)?.status : op.status;
+  const what = [op.outcome, seen, op.refused === true ? 'refused' : undefined, op.text, op.error];
+  const where = `${op.process}${op.gateway === undefined ? '' : ` via g${op.gateway + 1}`}`;
+  return `${Math.round(op.invoke)}–${Math.round(op.complete)} ms ${op.kind} (${where}): ${what.filter(Boolean).join(' ')}`;
 }
 
 async function run(config: PartitionConfig, processes: ProcessSet, net: RunNetwork): Promise<number> {
@@ -177,12 +185,11 @@ async function run(config: PartitionConfig, processes: ProcessSet, net: RunNetwo
   process.stdout.write(`results: ${config.json}; history: ${config.history} (${ops.length} operations)\n`);
   if (problems.length > 0) {
     say(`partitions: FAILED:\n  ${problems.join('\n  ')}`);
+    for (const task of checked.anomalous.filter((anomaly) => anomaly.class === 'violation').slice(0, 3)) {
+      say(`partitions: ${task.taskId} (${task.kinds.join(', ')}; during ${task.faults.join(', ') || 'no fault'}):`);
+      for (const op of task.ops) say(`  ${describeOp(op, task.taskId)}`);
+    }
     return 1;
-  }
-  if (checked.classes.known > 0) {
-    say(
-      `partitions: KNOWN ANOMALY: ${checked.classes.known} tasks acknowledged although their gateway logged that their job could not be queued (the WAIT acknowledgement of methods/enqueue.ts), ${checked.lostKnown} of them unknown and ${checked.stuckKnown} still working at the end`,
-    );
   }
   if (config.replication === 'async' && checked.notLinearizable + checked.lost > 0) {
     say(

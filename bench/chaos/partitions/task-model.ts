@@ -129,7 +129,7 @@ export function splitByTask(ops: readonly Op[]): TaskHistory[] {
 }
 
 /** The kinds of anomaly a task's history shows, named from its operations (a non-linearizable one has ≥ 1). */
-export type AnomalyKind = 'lost' | 'terminal changed' | 'went backwards' | 'wrong result' | 'other';
+export type AnomalyKind = 'lost' | 'terminal changed' | 'went backwards' | 'cancelled twice' | 'wrong result' | 'other';
 
 /** Names what is wrong with a history the checker refused; pairs are ordered by real time. */
 export function anomaliesOf(history: TaskHistory): AnomalyKind[] {
@@ -150,13 +150,20 @@ export function anomaliesOf(history: TaskHistory): AnomalyKind[] {
     if (op.input.kind === 'result' && history.expect !== undefined && op.input.text !== history.expect) {
       kinds.add('wrong result');
     }
-    if (status === 'unknown' && create !== undefined && op.invoke > create.complete) kinds.add('lost');
     if (status !== undefined && TERMINAL.has(status)) terminal.add(status);
     const earlier = done.filter((other) => other.complete < op.invoke).map((other) => statusOf(other.input));
+    // Unknown once its create was answered, or once any answer had shown the task.
+    const shown = earlier.some((seen) => seen !== undefined && seen !== 'unknown');
+    if (status === 'unknown' && ((create !== undefined && op.invoke > create.complete) || shown)) kinds.add('lost');
     if (status === 'working' && earlier.some((seen) => seen !== undefined && TERMINAL.has(seen))) {
       kinds.add('went backwards');
     }
+    // A cancel acknowledged for a task already seen cancelled: the first cancel was undone in between.
+    if (op.input.kind === 'cancel' && !op.input.ambiguous && earlier.includes('cancelled'))
+      kinds.add('cancelled twice');
   }
+  const acknowledgedCancels = done.filter((op) => op.input.kind === 'cancel' && !op.input.ambiguous).length;
+  if (acknowledgedCancels > 1) kinds.add('cancelled twice');
   if (terminal.size > 1) kinds.add('terminal changed');
   return kinds.size === 0 ? ['other'] : [...kinds];
 }

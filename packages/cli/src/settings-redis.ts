@@ -80,7 +80,7 @@ export const REDIS_SETTINGS = [
     schema: z.coerce.number().int().min(0).max(16),
     default: '0',
     description:
-      'Replicas that must have a new task (its record and its job) before a gateway acknowledges it (`WAIT` on the masters of both): a failover then loses no acknowledged task. A create they do not confirm in time is refused with 503 and `Retry-After` and leaves nothing behind. 0: asynchronous replication only.',
+      'Replicas that must have a new task (its record and its job) before a gateway acknowledges it (`WAIT` on the masters of both), and a cancel before it is answered: a failover then loses no acknowledged task and undoes no acknowledged cancel. A create they do not confirm in time is refused with 503 and `Retry-After` and leaves nothing behind; such a cancel gets 503 too. 0: asynchronous replication only.',
   },
   {
     env: 'TASKGATE_REDIS_WAIT_TIMEOUT_MS',
@@ -89,7 +89,7 @@ export const REDIS_SETTINGS = [
     schema: z.coerce.number().int().min(1).max(60_000),
     default: '1000',
     description:
-      'How long a `WAIT` for TASKGATE_REDIS_WAIT_REPLICAS may take; fewer replicas by then refuses the request (503, the task is not created). A refusal comes within about twice this.',
+      'How long a `WAIT` for TASKGATE_REDIS_WAIT_REPLICAS may take; fewer replicas by then refuses the request (503: a create is not made; a cancel may or may not stand). A refusal comes within about twice this.',
   },
   {
     env: 'TASKGATE_REDIS_COMMAND_TIMEOUT_MS',

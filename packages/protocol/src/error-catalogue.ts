@@ -78,7 +78,7 @@ const DESCRIBED: { readonly [Name in ErrorCodeName]: Described } = {
     meaning:
       'something failed on the server side, or no worker answered a read in time; with HTTP 503 the gateway ' +
       'is shutting down, cannot load its signing keys, Redis does not answer or its replicas did not confirm a ' +
-      'new task in time (`TASKGATE_REDIS_WAIT_REPLICAS`: nothing was created): retry (`Retry-After`)',
+      'new task (nothing was created) or a cancel in time (`TASKGATE_REDIS_WAIT_REPLICAS`): retry (`Retry-After`)',
     http: [200, 500, 503],
   },
   ResourceNotFound: {

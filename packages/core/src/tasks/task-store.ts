@@ -4,6 +4,7 @@ import { cannotCancelTerminal, TaskgateError, taskExpired, taskLimitExceeded, ta
 import { grantTtl, resolveTaskLimits, type TaskLimits } from '../limits/task-limits.js';
 import { Keys } from '../redis/keys.js';
 import { RedisClock } from '../redis/redis-clock.js';
+import { awaitReplicas } from '../redis/replication.js';
 import { Scripts } from '../redis/script-replies.js';
 import { TurnBatch } from '../redis/turn-batch.js';
 import { isTaskIdShape, newTaskId } from './ids.js';
@@ -272,6 +273,11 @@ export class TaskStore {
       .zrem(this.keys.ownerTasks(ref.ownerId), ref.taskId)
       .zrem(this.keys.ownerActive(ref.ownerId), ref.taskId)
       .exec();
+  }
+
+  /** Waits until the replicas the policy names hold the task's writes (`awaitReplicas`; throws if they do not). */
+  confirmReplicated(taskId: string): Promise<void> {
+    return awaitReplicas(this.#redis, [this.keys.task(taskId)]);
   }
 
   /** Cancels a task on the broker's own behalf (a dropped direct call, an expired job). */

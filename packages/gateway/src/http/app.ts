@@ -5,7 +5,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import { createAuthenticator } from '../auth/auth.js';
 import { AuthError, type Caller } from '../auth/caller.js';
 import { PROTECTED_RESOURCE_WELL_KNOWN, protectedResourceHandler } from '../auth/protected-resource.js';
-import { HttpError, sendHttpError } from '../messages/http-error.js';
+import { HttpError, requestMethodOf, sendHttpError } from '../messages/http-error.js';
 import { streamLimitHttpError } from '../ops/stream-quota.js';
 import { traceMcpRequest } from '../ops/trace-request.js';
 import type { RunnerServices } from '../run/run-request.js';
@@ -70,7 +70,7 @@ export function buildApp(services: AppServices, readiness: Readiness): Express {
           return;
         }
         if (isReplicationTimeout(error)) {
-          sendHttpError(res, HttpError.notReplicated());
+          sendHttpError(res, HttpError.notReplicated(requestMethodOf(res)));
           return;
         }
         if (isRedisUnavailable(error)) {

@@ -44,7 +44,7 @@ function parseBody(raw: unknown, res: Response): JsonRpcMessage {
     throw new HttpError(400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON');
   }
   const id = requestIdOf(value);
-  if (id !== undefined) rememberRequestId(res, id);
+  if (id !== undefined) rememberRequestId(res, id, (value as { method: unknown }).method);
   requireShallowJson(value);
   try {
     return parseJsonRpcMessage(value);

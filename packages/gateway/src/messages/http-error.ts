@@ -63,14 +63,21 @@ export class HttpError extends Error {
   }
 
   /**
-   * 503 with `Retry-After` for a create whose writes the Redis replicas did not confirm in time
-   * (TASKGATE_REDIS_WAIT_REPLICAS): it was not acknowledged and nothing of it remains, so the client may retry.
+   * 503 with `Retry-After` for a request whose writes the Redis replicas did not confirm in time
+   * (TASKGATE_REDIS_WAIT_REPLICAS). A create was not acknowledged and nothing of it remains; a cancel may or
+   * may not stand (a retry answers which). Either way the client may retry.
    */
-  static notReplicated(): HttpError {
+  static notReplicated(method: string | undefined): HttpError {
+    const what =
+      method === 'tools/call'
+        ? 'the request in time; nothing was created'
+        : method === 'tasks/cancel'
+          ? 'the cancel in time; it may or may not stand'
+          : 'the request in time';
     return new HttpError(
       503,
       ErrorCode.InternalError,
-      'Service Unavailable: the Redis replicas did not confirm the request in time; nothing was created, retry it shortly',
+      `Service Unavailable: the Redis replicas did not confirm ${what}, retry it shortly`,
       { 'Retry-After': String(REDIS_RETRY_AFTER_S) },
     );
   }
@@ -89,8 +96,15 @@ export class HttpError extends Error {
  * Notes the id of the request a body carries, as soon as it could be read (even from a message that turns out
  * invalid): every refusal of the request from then on answers with it.
  */
-export function rememberRequestId(res: Response, id: RequestId): void {
+export function rememberRequestId(res: Response, id: RequestId, method: unknown): void {
   res.locals.rpcId = id;
+  if (typeof method === 'string') res.locals.rpcMethod = method;
+}
+
+/** The method of the request whose id was noted (`rememberRequestId`), if any. */
+export function requestMethodOf(res: Response): string | undefined {
+  const method: unknown = res.locals.rpcMethod;
+  return typeof method === 'string' ? method : undefined;
 }
 
 /** The id a refusal of this request answers with: the request's when it was read, else `null` (JSON-RPC 2.0). */

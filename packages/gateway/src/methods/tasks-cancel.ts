@@ -20,13 +20,18 @@ const REASON = 'The task was cancelled by request.';
 /**
  * `tasks/cancel` (CNL-1, CNL-2): the task is `cancelled` before the answer; its job is removed from the queue
  * when it has not started (a running one is stopped by its worker, which watches the task's channel).
- * Answers the cancelled task, or nothing when the revision acknowledges.
+ * With TASKGATE_REDIS_WAIT_REPLICAS, the answer waits until the replicas hold the cancel, so a failover cannot
+ * undo an acknowledged cancel; when they do not confirm in time, the answer is 503 with Retry-After (the cancel
+ * may or may not stand: a retry tells). Answers the cancelled task, or nothing when the revision acknowledges.
  */
 export async function tasksCancel(ctx: Call<TasksCancelServices>, params: TaskCancel): Promise<HandlerAnswer> {
   const { task: record } = await callerTask(ctx, params.taskId, false);
   const { services } = ctx;
   if (params.finished === 'acknowledge') {
-    if (isTerminalStatus(record.status)) return { kind: 'result', result: {} };
+    if (isTerminalStatus(record.status)) {
+      await services.tasks.confirmReplicated(record.taskId);
+      return { kind: 'result', result: {} };
+    }
     await services.tasks.cancelAsBroker(record, REASON);
   }
   const task = params.finished === 'refuse' ? await services.tasks.cancel(ctx.owner, params.taskId, REASON) : undefined;
@@ -35,5 +40,6 @@ export async function tasksCancel(ctx: Call<TasksCancelServices>, params: TaskCa
     'task cancelled',
   );
   await removeWaitingJob(services, record.tool, record.taskId, ctx);
+  await services.tasks.confirmReplicated(record.taskId);
   return { kind: 'result', result: task ?? {} };
 }
