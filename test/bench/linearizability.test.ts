@@ -148,6 +148,27 @@ describe('the task model and the linearizability checker', () => {
     expect(anomaliesOf(history)).toContain('terminal changed');
   });
 
+  it('reads 2026-07-28 operations: an acknowledged update or cancel of a finished task, a get with the result', () => {
+    const rev2026 = { rev2026: true, process: 'g' } as const;
+    const update: Op = { ...rev2026, kind: 'update', outcome: 'ok', invoke: 12, complete: 14, taskId: 't1' };
+    const asking = get(15, 16, 'input_required');
+    const done: Op = { ...get(20, 22, 'completed'), ...rev2026, text: EXPECT };
+    const lateCancel: Op = { ...rev2026, kind: 'cancel', outcome: 'ok', invoke: 30, complete: 31, taskId: 't1' };
+    expect(verdict([create, update, asking, done, lateCancel, get(40, 41, 'completed')]).verdict).toBe('linearizable');
+    // After an acknowledged cancel the task is terminal: seen working again, it went backwards.
+    const cancelFirst = { ...lateCancel, invoke: 17, complete: 18 };
+    expect(verdict([create, asking, cancelFirst, get(19, 20, 'cancelled'), done]).verdict).toBe('not linearizable');
+    const { verdict: seen, history } = verdict([create, cancelFirst, get(19, 20, 'working', 'b')]);
+    expect(seen).toBe('not linearizable');
+    expect(anomaliesOf(history)).toEqual(['went backwards']);
+    // An update acknowledged before the task existed, and a 2026 get with another tool's text, are refused.
+    const early: Op = { ...update, invoke: 1, complete: 2 };
+    expect(verdict([{ ...create, invoke: 5 }, early]).verdict).toBe('not linearizable');
+    const wrong = verdict([create, { ...done, text: 'echo 8' }]);
+    expect(wrong.verdict).toBe('not linearizable');
+    expect(anomaliesOf(wrong.history)).toEqual(['wrong result']);
+  });
+
   it('leaves out creates that were never acknowledged, and reads that saw nothing', () => {
     const { taskId: _never, ...unacknowledged } = create;
     const lostCreate: Op = { ...unacknowledged, outcome: 'info', complete: 3000 };

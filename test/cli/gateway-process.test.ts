@@ -1,12 +1,24 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { postHeaders, raw, rawCall, rawInitialize, useRedis, waitFor } from '@taskgate/test-harness';
+import { fileURLToPath } from 'node:url';
+import {
+  forkNode,
+  postHeaders,
+  raw,
+  rawCall,
+  rawInitialize,
+  startRedis,
+  useRedis,
+  waitFor,
+} from '@taskgate/test-harness';
 import { TEST_TOOLS } from '@taskgate/test-harness/tools';
 import { createWorker } from '@taskgate/worker';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { forkGateway } from '../gateway/fixtures/processes.js';
+import { forkGateway, waitForOutput } from '../gateway/fixtures/processes.js';
+
+const cli = fileURLToPath(new URL('../../packages/cli/src/run.ts', import.meta.url));
 
 const SECRET = 'cli-process-cursor-secret-0123456789';
 
@@ -88,6 +100,30 @@ describe('taskgate gateway (the CLI process)', () => {
     } finally {
       await proc.stop('SIGTERM');
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('waits for a Redis that does not answer yet, then starts', async () => {
+    const server = await startRedis();
+    process.kill(server.pid, 'SIGSTOP');
+    const proc = forkNode(cli, ['gateway'], {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      REDIS_URL: server.url,
+      TASKGATE_CURSOR_SECRET: SECRET,
+      TASKGATE_REDIS_COMMAND_TIMEOUT_MS: '300',
+    });
+    try {
+      // Stopped, the server takes connections but answers nothing: each check times out, and the gateway waits.
+      await waitForOutput(proc, /"attempt":2,[^\n]*"msg":"waiting for Redis to answer before starting"/, 30_000);
+      expect(proc.child.exitCode).toBeNull();
+      process.kill(server.pid, 'SIGCONT');
+      const [, url] = await waitForOutput(proc, /"url":"(http:\/\/[^"]+)"[^\n]*"msg":"gateway listening"/, 30_000);
+      expect((await raw(`${new URL(String(url)).origin}/readyz`, { method: 'GET' })).status).toBe(200);
+    } finally {
+      process.kill(server.pid, 'SIGCONT');
+      await proc.stop('SIGTERM');
+      await server.stop();
     }
   });
 });

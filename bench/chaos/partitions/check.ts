@@ -191,4 +191,4 @@ export function checkPartitionHistory(
 }
 
 /** Operation kinds in the order the table lists them. */
-export const OP_KINDS: readonly OpKind[] = ['create', 'get', 'list', 'cancel', 'result', 'final'];
+export const OP_KINDS: readonly OpKind[] = ['create', 'get', 'list', 'cancel', 'result', 'update', 'final'];

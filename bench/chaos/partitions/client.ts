@@ -2,13 +2,16 @@
  * The partition run's clients: lanes that each hold a 2025-11-25 session on one gateway (reached straight over
  * the bridge, so a gateway cut from Redis still gets requests) and do one operation at a time — create a task,
  * `tasks/get`, `tasks/list`, `tasks/cancel`, `tasks/result` — on the tasks of their principal, which the lanes of
- * that principal share. Every operation goes to the history with what it saw; nothing is retried (a new
- * operation is a new entry), so an answer that never came is recorded as ambiguous.
+ * that principal share. Every fourth lane speaks revision 2026-07-28 instead (stateless: create, `tasks/get`,
+ * `tasks/update` answering `part_ask`'s question, `tasks/cancel`) on the same tasks. Every operation goes to the
+ * history with what it saw; nothing is retried (a new operation is a new entry), so an answer that never came is
+ * recorded as ambiguous.
  */
 import { seededRandom } from '../config.js';
 import { exchange, headers, type Message, responseTo, sleep } from '../rpc.js';
+import { rev2026Answer, rev2026Created, rev2026Post, rev2026Read } from './client-rev2026.js';
 import type { HistoryWriter, Op, OpKind, SeenStatus, TaskStatus } from './history.js';
-import { echoOf } from './tools.js';
+import { ANSWER_WORD, echoOf } from './tools.js';
 
 export interface ClientPlan {
   readonly urls: readonly string[];
@@ -29,19 +32,26 @@ const MIX: ReadonlyArray<[OpKind, number]> = [
   ['cancel', 0.1],
   ['result', 0.18],
 ];
+const MIX_2026: ReadonlyArray<[OpKind, number]> = [
+  ['create', 0.3],
+  ['get', 0.35],
+  ['update', 0.2],
+  ['cancel', 0.15],
+];
 const STATUSES = new Set(['working', 'input_required', 'completed', 'failed', 'cancelled']);
 
 interface Known {
   readonly taskId: string;
+  readonly tool: string;
   readonly expect: string;
 }
 
 /** The tasks a principal's lanes know (the latest 40). */
 type Pool = Known[];
 
-function pick(draw: number): OpKind {
+function pick(draw: number, mix = MIX): OpKind {
   let left = draw;
-  for (const [kind, weight] of MIX) {
+  for (const [kind, weight] of mix) {
     left -= weight;
     if (left < 0) return kind;
   }
@@ -56,6 +66,7 @@ export async function runClients(plan: ClientPlan): Promise<void> {
   const pools: Pool[] = plan.tokens.map(() => []);
   let value = 0;
   const lane = async (index: number): Promise<void> => {
+    if (index % 4 === 3) return rev2026Lane(plan, index, pools[index % plan.tokens.length] as Pool, () => value++);
     const random = seededRandom(plan.seed * 104_729 + index);
     const gateway = index % plan.urls.length;
     const url = plan.urls[gateway] as string;
@@ -94,8 +105,10 @@ export async function runClients(plan: ClientPlan): Promise<void> {
           signal: AbortSignal.timeout(TIMEOUT_MS),
         });
       }
-      const kind: OpKind = pool.length === 0 ? 'create' : pick(random());
       const target = pool[Math.floor(random() * pool.length)];
+      const drawn: OpKind = pool.length === 0 ? 'create' : pick(random());
+      // A task that asks for input is read, not awaited, here: this client answers no question.
+      const kind = drawn === 'result' && target?.tool === 'part_ask' ? 'get' : drawn;
       const invoke = plan.history.now();
       let op: Omit<Op, 'invoke' | 'complete' | 'process' | 'gateway'>;
       let sent: Awaited<ReturnType<typeof post>>;
@@ -108,7 +121,7 @@ export async function runClients(plan: ClientPlan): Promise<void> {
         const expect = echoOf(n);
         if (typeof task?.taskId === 'string') {
           op = { kind, outcome: 'ok', taskId: task.taskId, tool, expect, status: statusOf(task.status) ?? 'working' };
-          pool.push({ taskId: task.taskId, expect });
+          pool.push({ taskId: task.taskId, tool, expect });
           if (pool.length > 40) pool.shift();
         } else op = { kind, tool, expect, ...failure(sent, true) };
       } else if (kind === 'list') {
@@ -133,6 +146,47 @@ export async function runClients(plan: ClientPlan): Promise<void> {
     }
   };
   await Promise.all(Array.from({ length: plan.lanes }, (_, index) => lane(index)));
+}
+
+/** A 2026-07-28 lane: stateless requests on the pool its principal shares with the 2025-11-25 lanes. */
+async function rev2026Lane(plan: ClientPlan, index: number, pool: Pool, nextValue: () => number): Promise<void> {
+  const random = seededRandom(plan.seed * 104_729 + index);
+  const gateway = index % plan.urls.length;
+  const url = plan.urls[gateway] as string;
+  const token = plan.tokens[index % plan.tokens.length] as string;
+  while (Date.now() < plan.until) {
+    const target = pool[Math.floor(random() * pool.length)];
+    const kind: OpKind = target === undefined ? 'create' : pick(random(), MIX_2026);
+    const invoke = plan.history.now();
+    let op: Omit<Op, 'invoke' | 'complete' | 'process' | 'gateway'>;
+    if (kind === 'create') {
+      const n = nextValue();
+      const tool = random() < 0.5 ? 'part_ask' : 'part_echo';
+      const args = { value: n, ms: 100 + Math.floor(random() * 1500) };
+      const seen = rev2026Created(
+        await rev2026Post(url, token, 'tools/call', { name: tool, arguments: args }, TIMEOUT_MS),
+      );
+      const expect = tool === 'part_ask' ? `${echoOf(n)} ${ANSWER_WORD}` : echoOf(n);
+      op = { kind, tool, expect, ...seen };
+      if (seen.taskId !== undefined) {
+        pool.push({ taskId: seen.taskId, tool, expect });
+        if (pool.length > 40) pool.shift();
+      }
+    } else {
+      const taskId = (target as Known).taskId;
+      const params = kind === 'update' ? { taskId, inputResponses: rev2026Answer() } : { taskId };
+      op = { kind, taskId, ...rev2026Read(kind, await rev2026Post(url, token, `tasks/${kind}`, params, TIMEOUT_MS)) };
+    }
+    plan.history.record({
+      ...op,
+      rev2026: true,
+      process: `lane-${index}`,
+      gateway,
+      invoke,
+      complete: plan.history.now(),
+    } as Op);
+    if (op.outcome !== 'ok') await sleep(50 + Math.floor(random() * 150));
+  }
 }
 
 type Sent = { answer: { status: number; complete: boolean }; response: Message | undefined };

@@ -6,7 +6,7 @@
  */
 import { appendFileSync, writeFileSync } from 'node:fs';
 
-export type OpKind = 'create' | 'get' | 'list' | 'cancel' | 'result' | 'final';
+export type OpKind = 'create' | 'get' | 'list' | 'cancel' | 'result' | 'update' | 'final';
 export type OpOutcome = 'ok' | 'fail' | 'info';
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 /** What a read said of a task: a status, or `unknown` (-32602: no such task). */
@@ -20,6 +20,8 @@ export interface Op {
   readonly invoke: number;
   readonly complete: number;
   readonly gateway?: number;
+  /** Sent on revision 2026-07-28 (stateless, the tasks extension); 2025-11-25 otherwise. */
+  readonly rev2026?: boolean;
   readonly taskId?: string;
   /** create: the tool, and the result it must return (computed from its arguments). */
   readonly tool?: string;
@@ -28,7 +30,7 @@ export interface Op {
   readonly status?: SeenStatus;
   /** cancel: refused (-32602) because the task was terminal already; `status` is the one the refusal names. */
   readonly refused?: boolean;
-  /** result of a completed task: its text. */
+  /** result of a completed task (or a 2026-07-28 get, which inlines it): its text. */
   readonly text?: string;
   /** list: the tasks of the page and their statuses. */
   readonly seen?: ReadonlyArray<{ readonly taskId: string; readonly status: TaskStatus }>;

@@ -17,6 +17,7 @@ import { executionsByTask } from '../checks.js';
 import { exchange, headers, responseTo, sleep } from '../rpc.js';
 import { checkPartitionHistory } from './check.js';
 import { runClients } from './client.js';
+import { rev2026Answer, rev2026Post, rev2026Read } from './client-rev2026.js';
 import { type PartitionCluster, startPartitionCluster } from './cluster.js';
 import { PARTITIONS_USAGE, type PartitionConfig, parsePartitionConfig } from './config.js';
 import { pausedPids, runPartitionFaults } from './faults.js';
@@ -28,7 +29,10 @@ const root = fileURLToPath(new URL('../../../', import.meta.url));
 const say = (text: string): void => void process.stderr.write(`${text}\n`);
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
-/** Reads every acknowledged task with tasks/get until it is terminal or `until`; the last read is kind `final`. */
+/**
+ * Reads every acknowledged task with tasks/get until it is terminal or `until`; the last read is kind `final`.
+ * A task waiting for input gets its answer (2026-07-28 `tasks/update`), as a client would give it.
+ */
 async function readBack(cluster: PartitionCluster, history: HistoryWriter, ops: readonly Op[], until: number) {
   const created = ops.filter((op) => op.kind === 'create' && op.outcome === 'ok');
   const principalOf = new Map<string, number>();
@@ -93,6 +97,21 @@ async function readBack(cluster: PartitionCluster, history: HistoryWriter, ops: 
         } as Op);
         if (answer.status === 404) sessions.delete(p);
         if (last) break;
+        if (status === 'input_required') {
+          const asked = history.now();
+          const params = { taskId, inputResponses: rev2026Answer() };
+          const sent = await rev2026Post(url, cluster.tokens[p] as string, 'tasks/update', params, 5000);
+          const seen = rev2026Read('update', sent);
+          history.record({
+            process: 'final',
+            kind: 'update',
+            rev2026: true,
+            taskId,
+            invoke: asked,
+            complete: history.now(),
+            ...seen,
+          } as Op);
+        }
         await sleep(500);
       }
     }

@@ -3,7 +3,10 @@
  * (P-compositionality: a history is linearizable when each task's is). A task is absent until its create takes
  * effect, then `working`; the server alone moves it to `completed` or `failed` (never observed as such an
  * operation, so any read may find it moved on); only a cancel moves it to `cancelled`; a terminal status never
- * changes. The model's state is the set of statuses the task may have (a read narrows it), as a bit mask.
+ * changes. `input_required` counts as `working`: the server moves a task both ways on its own (a tool asks, an
+ * answer arrives, a tool run again after a crash asks again), and a `tasks/update` is acknowledged whatever the
+ * task's state, so it only says the task exists. The model's state is the set of statuses the task may have (a
+ * read narrows it), as a bit mask.
  */
 
 import type { Op, SeenStatus } from './history.js';
@@ -17,7 +20,6 @@ const CANCELLED = 16;
 const BIT: Record<SeenStatus, number> = {
   unknown: ABSENT,
   working: WORKING,
-  // The chaos tools never ask for input; were one to, input_required would be a working task for this model.
   input_required: WORKING,
   completed: COMPLETED,
   failed: FAILED,
@@ -29,8 +31,13 @@ export type TaskInput =
   | { readonly kind: 'create' }
   /** A read: tasks/get, a tasks/list entry, the status a refused cancel names, a terminal tasks/result. */
   | { readonly kind: 'read'; readonly status: SeenStatus }
-  /** A cancel that answered `cancelled` (the task was not terminal), or one whose answer never came. */
-  | { readonly kind: 'cancel'; readonly ambiguous: boolean }
+  /**
+   * A cancel that answered `cancelled` (the task was not terminal), one whose answer never came (`ambiguous`),
+   * or one acknowledged whatever the task's state (`idempotent`, 2026-07-28): the task is terminal after it.
+   */
+  | { readonly kind: 'cancel'; readonly ambiguous: boolean; readonly idempotent?: boolean }
+  /** A `tasks/update` acknowledged: the task exists. */
+  | { readonly kind: 'update' }
   /** tasks/result of a completed task, with the text the tool returned. */
   | { readonly kind: 'result'; readonly text: string };
 
@@ -51,8 +58,12 @@ export function taskModel(expect: string | undefined): Model<number, TaskInput> 
           case 'create':
             return bit === ABSENT ? WORKING : 0;
           case 'cancel':
+            // An idempotent cancel may have come after the server finished the task: then it changed nothing.
+            if (bit === WORKING && input.idempotent === true) return CANCELLED | COMPLETED | FAILED;
             if (bit === WORKING) return input.ambiguous ? WORKING | CANCELLED : CANCELLED;
-            return input.ambiguous ? bit : 0;
+            return input.ambiguous || (input.idempotent === true && bit !== ABSENT) ? bit : 0;
+          case 'update':
+            return bit === ABSENT ? 0 : bit;
           case 'result':
             if (expect !== undefined && input.text !== expect) return 0;
             return bit === WORKING || bit === COMPLETED ? COMPLETED : 0;
@@ -91,6 +102,9 @@ function inputOf(op: Op, taskId: string): TaskInput | undefined {
       return op.outcome === 'ok' ? { kind: 'create' } : undefined;
     case 'cancel':
       if (op.outcome === 'info') return { kind: 'cancel', ambiguous: true };
+      if (op.rev2026 === true && op.outcome === 'ok' && op.status === undefined) {
+        return { kind: 'cancel', ambiguous: false, idempotent: true };
+      }
       if (op.outcome !== 'ok' || op.status === undefined) return undefined;
       // A refused cancel names the terminal status it found: a read.
       return op.status === 'cancelled' && op.refused !== true
@@ -100,8 +114,14 @@ function inputOf(op: Op, taskId: string): TaskInput | undefined {
       if (op.outcome !== 'ok' || op.status === undefined) return undefined;
       if (op.status === 'completed' && op.text !== undefined) return { kind: 'result', text: op.text };
       return TERMINAL.has(op.status) || op.status === 'unknown' ? { kind: 'read', status: op.status } : undefined;
+    case 'update':
+      if (op.outcome !== 'ok') return undefined;
+      return op.status === undefined ? { kind: 'update' } : { kind: 'read', status: op.status };
     default:
-      return op.outcome === 'ok' && op.status !== undefined ? { kind: 'read', status: op.status } : undefined;
+      if (op.outcome !== 'ok' || op.status === undefined) return undefined;
+      // A 2026-07-28 get of a completed task inlines the result: checked as one.
+      if (op.status === 'completed' && op.text !== undefined) return { kind: 'result', text: op.text };
+      return { kind: 'read', status: op.status };
   }
 }
 
@@ -140,7 +160,7 @@ export function anomaliesOf(history: TaskHistory): AnomalyKind[] {
       ? input.status
       : input.kind === 'result'
         ? 'completed'
-        : input.kind === 'cancel' && !input.ambiguous
+        : input.kind === 'cancel' && !input.ambiguous && input.idempotent !== true
           ? 'cancelled'
           : undefined;
   const create = done.find((op) => op.input.kind === 'create');
@@ -155,15 +175,18 @@ export function anomaliesOf(history: TaskHistory): AnomalyKind[] {
     // Unknown once its create was answered, or once any answer had shown the task.
     const shown = earlier.some((seen) => seen !== undefined && seen !== 'unknown');
     if (status === 'unknown' && ((create !== undefined && op.invoke > create.complete) || shown)) kinds.add('lost');
-    if (status === 'working' && earlier.some((seen) => seen !== undefined && TERMINAL.has(seen))) {
-      kinds.add('went backwards');
-    }
+    const live = status === 'working' || status === 'input_required';
+    // Terminal before: a terminal status seen, or a cancel acknowledged whatever the state (2026-07-28).
+    const ended =
+      earlier.some((seen) => seen !== undefined && TERMINAL.has(seen)) ||
+      done.some((other) => other.complete < op.invoke && other.input.kind === 'cancel' && other.input.idempotent);
+    if (live && ended) kinds.add('went backwards');
     // A cancel acknowledged for a task already seen cancelled: the first cancel was undone in between.
-    if (op.input.kind === 'cancel' && !op.input.ambiguous && earlier.includes('cancelled'))
-      kinds.add('cancelled twice');
+    const cancelled = op.input.kind === 'cancel' && status === 'cancelled';
+    if (cancelled && earlier.includes('cancelled')) kinds.add('cancelled twice');
   }
-  const acknowledgedCancels = done.filter((op) => op.input.kind === 'cancel' && !op.input.ambiguous).length;
-  if (acknowledgedCancels > 1) kinds.add('cancelled twice');
+  const acknowledgedCancels = done.filter((op) => op.input.kind === 'cancel' && statusOf(op.input) === 'cancelled');
+  if (acknowledgedCancels.length > 1) kinds.add('cancelled twice');
   if (terminal.size > 1) kinds.add('terminal changed');
   return kinds.size === 0 ? ['other'] : [...kinds];
 }

@@ -1,11 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   checkRedisRequirements,
   closeRedis,
   type createMetricsRegistry,
   createRedisConnection,
   DEFAULT_COMMAND_TIMEOUT_MS,
+  errorMessage,
+  isRedisUnavailable,
   type RedisConnectionOptions,
   RedisRequirementError,
   requirementsMetrics,
@@ -64,29 +67,41 @@ export function redisConnectionOptions(config: Config): RedisConnectionOptions {
   };
 }
 
+/** How long a process waits at start for a Redis that does not answer yet (starting beside it, failing over). */
+export const REDIS_START_WAIT_MS = 60_000;
+
 /**
  * Checks the Redis server before a process starts (version, eviction policy, persistence) on a connection
- * of its own; throws a ConfigError-like refusal when the server must not be used.
+ * of its own; throws a ConfigError-like refusal when the server must not be used. A Redis that does not
+ * answer yet (refused, timed out, loading) is asked again every second for up to `REDIS_START_WAIT_MS`,
+ * with a warning each time; then the last error ends the start.
  */
 export async function checkRedisAtStart(
   options: RedisConnectionOptions,
   config: Config,
   logger: Logger,
   registry: Registry,
+  waitMs = REDIS_START_WAIT_MS,
 ): Promise<void> {
-  const redis = createRedisConnection(options, 'command', (error) =>
-    logger.warn({ err: error.message }, 'redis connection error'),
-  );
-  try {
-    await checkRedisRequirements(redis, {
-      strict: config.TASKGATE_REDIS_STRICT,
-      logger,
-      observer: requirementsMetrics(registry),
-    });
-  } catch (error) {
-    if (error instanceof RedisRequirementError) throw new ConfigError([...error.problems]);
-    throw error;
-  } finally {
-    await closeRedis(redis);
+  const deadline = Date.now() + waitMs;
+  for (let attempt = 1; ; attempt++) {
+    const redis = createRedisConnection(options, 'command', (error) =>
+      logger.warn({ err: error.message }, 'redis connection error'),
+    );
+    try {
+      await checkRedisRequirements(redis, {
+        strict: config.TASKGATE_REDIS_STRICT,
+        logger,
+        observer: requirementsMetrics(registry),
+      });
+      return;
+    } catch (error) {
+      if (error instanceof RedisRequirementError) throw new ConfigError([...error.problems]);
+      if (!isRedisUnavailable(error) || Date.now() >= deadline) throw error;
+      logger.warn({ err: errorMessage(error), attempt }, 'waiting for Redis to answer before starting');
+    } finally {
+      await closeRedis(redis);
+    }
+    await sleep(1000);
   }
 }
