@@ -85,8 +85,12 @@ export function rev2026Read(kind: OpKind, sent: Rev2026Sent): Pick<Op, 'outcome'
   if (result !== undefined) {
     if (kind !== 'get') return { outcome: 'ok' };
     if (!STATUSES.has(String(result.status))) return { outcome: 'info', error: 'no status' };
+    const inlined = result.result as
+      | { content?: Array<{ type?: string; text?: string }>; isError?: unknown }
+      | undefined;
+    // A tool error is `completed` with an `isError` result on this revision, `failed` on 2025-11-25: one status.
+    if (result.status === 'completed' && inlined?.isError === true) return { outcome: 'ok', status: 'failed' };
     const status = result.status as TaskStatus;
-    const inlined = result.result as { content?: Array<{ type?: string; text?: string }> } | undefined;
     const text = inlined?.content?.find((part) => part.type === 'text')?.text;
     return { outcome: 'ok', status, ...(status === 'completed' && text !== undefined && { text }) };
   }

@@ -97,25 +97,34 @@ async function readBack(cluster: PartitionCluster, history: HistoryWriter, ops: 
         } as Op);
         if (answer.status === 404) sessions.delete(p);
         if (last) break;
-        if (status === 'input_required') {
-          const asked = history.now();
-          const params = { taskId, inputResponses: rev2026Answer() };
-          const sent = await rev2026Post(url, cluster.tokens[p] as string, 'tasks/update', params, 5000);
-          const seen = rev2026Read('update', sent);
-          history.record({
-            process: 'final',
-            kind: 'update',
-            rev2026: true,
-            taskId,
-            invoke: asked,
-            complete: history.now(),
-            ...seen,
-          } as Op);
-        }
+        if (status === 'input_required') await answerQuestion(taskId);
         await sleep(500);
       }
     }
   };
+  /** Answers the task's question (2026-07-28 `tasks/update`, acknowledged whatever the task's state). */
+  const answerQuestion = async (taskId: string): Promise<void> => {
+    const token = cluster.tokens[principalOf.get(taskId) as number] as string;
+    const invoke = history.now();
+    const params = { taskId, inputResponses: rev2026Answer() };
+    const seen = rev2026Read('update', await rev2026Post(url, token, 'tasks/update', params, 5000));
+    history.record({
+      process: 'final',
+      kind: 'update',
+      rev2026: true,
+      taskId,
+      invoke,
+      complete: history.now(),
+      ...seen,
+    } as Op);
+  };
+  // Every question first, at once, so the tools that wait for an answer run while the others are read.
+  const asking = created.filter((op) => op.tool === 'part_ask').map((op) => op.taskId as string);
+  let nextAsking = 0;
+  const answering = async (): Promise<void> => {
+    for (let i = nextAsking++; i < asking.length; i = nextAsking++) await answerQuestion(asking[i] as string);
+  };
+  await Promise.all(Array.from({ length: 8 }, answering));
   await Promise.all(Array.from({ length: 8 }, lane));
   history.flush();
 }
