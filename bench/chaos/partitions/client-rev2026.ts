@@ -51,8 +51,11 @@ export const rev2026Answer = (): Record<string, unknown> => ({
   [ANSWER_KEY]: { action: 'accept', content: { [ANSWER_KEY]: ANSWER_WORD } },
 });
 
-/** A request that brought no usable answer: refused for sure (`fail`), or ambiguous (`info`). */
-function failure(sent: Rev2026Sent, mayHaveActed: boolean): Pick<Op, 'outcome' | 'error'> {
+/**
+ * A request of either revision that brought no usable answer: refused for sure (`fail`), or ambiguous (`info`):
+ * no answer, or a server error after which the request may have been applied.
+ */
+export function failure(sent: Rev2026Sent, mayHaveActed: boolean): Pick<Op, 'outcome' | 'error'> {
   const { answer, response } = sent;
   const error =
     response?.error !== undefined

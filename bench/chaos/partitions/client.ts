@@ -9,7 +9,7 @@
  */
 import { seededRandom } from '../config.js';
 import { exchange, headers, type Message, responseTo, sleep } from '../rpc.js';
-import { rev2026Answer, rev2026Created, rev2026Post, rev2026Read } from './client-rev2026.js';
+import { failure, rev2026Answer, rev2026Created, rev2026Post, rev2026Read } from './client-rev2026.js';
 import type { HistoryWriter, Op, OpKind, SeenStatus, TaskStatus } from './history.js';
 import { ANSWER_WORD, echoOf } from './tools.js';
 
@@ -187,22 +187,6 @@ async function rev2026Lane(plan: ClientPlan, index: number, pool: Pool, nextValu
     } as Op);
     if (op.outcome !== 'ok') await sleep(50 + Math.floor(random() * 150));
   }
-}
-
-type Sent = { answer: { status: number; complete: boolean }; response: Message | undefined };
-
-/** A request that brought no usable answer: refused for sure (`fail`), or ambiguous (`info`). */
-function failure(sent: Sent, mayHaveActed: boolean): Pick<Op, 'outcome' | 'error'> {
-  const { answer, response } = sent;
-  const error =
-    response?.error !== undefined
-      ? `error ${response.error.code}: ${response.error.message.slice(0, 120)}`
-      : answer.status === 0
-        ? 'no answer'
-        : `HTTP ${answer.status}`;
-  // No answer, or a server error after which the request may have been applied, is ambiguous.
-  const refused = answer.status !== 0 && (answer.status < 500 || !mayHaveActed) && response?.error?.code !== -32603;
-  return { outcome: refused ? 'fail' : 'info', error };
 }
 
 /** What get, cancel and result saw of their task. */
