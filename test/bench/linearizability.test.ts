@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { checkPartitionHistory } from '../../bench/chaos/partitions/check.js';
 import type { Op } from '../../bench/chaos/partitions/history.js';
 import { checkLinearizable, type Model } from '../../bench/chaos/partitions/linearizability.js';
+import { partitionProblems } from '../../bench/chaos/partitions/report.js';
 import { anomaliesOf, splitByTask, type TaskHistory, taskModel } from '../../bench/chaos/partitions/task-model.js';
 
 const EXPECT = 'echo 7';
@@ -192,5 +194,32 @@ describe('the task model and the linearizability checker', () => {
     expect(checkLinearizable(register, ops)).toBe('linearizable');
     const impossible = [...ops, { input: { r: 0 }, invoke: 70, complete: 80 }];
     expect(checkLinearizable(register, impossible)).toBe('not linearizable');
+  });
+
+  it('fails a run on a stuck task under WAIT, and only reports one under asynchronous replication', () => {
+    const stuck: Op = {
+      process: 'final',
+      kind: 'final',
+      outcome: 'ok',
+      invoke: 50,
+      complete: 51,
+      taskId: 't1',
+      status: 'working',
+    };
+    const failover = {
+      kind: 'replication cut, primary killed, failover',
+      target: 'r1',
+      from: 20,
+      to: 30,
+      settled: 40,
+      failover: true,
+    } as const;
+    const checked = (replication: 'wait' | 'async') =>
+      partitionProblems(
+        checkPartitionHistory([create, stuck], new Map([['t1', 1]]), [failover], replication, new Set()),
+        replication,
+      );
+    expect(checked('wait')).toEqual(['1 tasks stuck']);
+    expect(checked('async')).toEqual([]);
   });
 });

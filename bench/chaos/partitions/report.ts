@@ -73,9 +73,10 @@ export function renderPartitionTables(checked: PartitionChecked, windows: readon
 export function partitionProblems(checked: PartitionChecked, replication: Replication): string[] {
   const problems: string[] = [];
   if (checked.acknowledged === 0) problems.push('no task was acknowledged');
-  if (checked.stuck > 0) problems.push(`${checked.stuck} tasks stuck`);
   if (checked.undecided > 0) problems.push(`${checked.undecided} task histories undecided (search budget spent)`);
+  // Asynchronous replication may lose a task's job and keep its record: stuck then, as not promised as lost.
   if (replication === 'async') return problems;
+  if (checked.stuck > 0) problems.push(`${checked.stuck} tasks stuck`);
   if (checked.lost > 0) problems.push(`${checked.lost} acknowledged tasks lost`);
   const violations = checked.anomalous.filter((task) => task.class === 'violation');
   if (checked.classes.violation > 0) {

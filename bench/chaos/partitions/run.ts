@@ -219,9 +219,9 @@ async function run(config: PartitionConfig, processes: ProcessSet, net: RunNetwo
     }
     return 1;
   }
-  if (config.replication === 'async' && checked.notLinearizable + checked.lost > 0) {
+  if (config.replication === 'async' && checked.notLinearizable + checked.lost + checked.stuck > 0) {
     say(
-      `partitions: asynchronous replication: ${checked.notLinearizable} anomalous tasks, ${checked.lost} lost (expected: not promised)`,
+      `partitions: asynchronous replication: ${checked.notLinearizable} anomalous tasks, ${checked.lost} lost, ${checked.stuck} stuck (expected: not promised)`,
     );
   }
   return 0;
