@@ -78,7 +78,7 @@ export async function forkBridge(env: Record<string, string>, configPath: string
     TASKGATE_METRICS_PORT: '0',
     ...env,
   });
-  await waitForOutput(proc, /bridge ready/);
+  await waitForOutput(proc, /bridge ready/, 90_000);
   return proc;
 }
 

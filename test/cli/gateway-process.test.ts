@@ -38,7 +38,10 @@ describe('taskgate gateway (the CLI process)', () => {
       const origin = new URL(url).origin;
       expect((await raw(`${origin}/readyz`, { method: 'GET' })).status).toBe(200);
       const sessionId = await rawInitialize(url);
-      const call = rawCall(url, sessionId, 'tools/call', { name: 'sleep', arguments: { ms: 1500 } });
+      // The call holds the drain open long enough for readiness to be read off on a loaded machine.
+      const call = rawCall(url, sessionId, 'tools/call', { name: 'sleep', arguments: { ms: 5000 } });
+      // Awaited below; a failure before then is reported there, not as an unhandled rejection.
+      call.catch(() => {});
       await waitFor(() => worker.active === 1, 'the call to start');
       process.kill(proc.pid, 'SIGTERM');
       // A pooled keep-alive socket may be closed under a request (Node's keep-alive timeout): just ask again.
@@ -52,7 +55,7 @@ describe('taskgate gateway (the CLI process)', () => {
       expect(refused.status).toBe(503);
       expect(refused.headers['retry-after']).toBe('1');
       expect((await call).events()).toEqual([
-        { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'slept 1500 ms' }] } },
+        { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'slept 5000 ms' }] } },
       ]);
       expect(await proc.exited).toBe(0);
       expect(proc.output()).toContain('"msg":"gateway closed"');
