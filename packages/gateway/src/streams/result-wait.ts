@@ -35,9 +35,8 @@ export async function answerResult(ctx: SessionContext, res: ServerResponse, pen
   const target = { kind: 'result' as const, ...pending };
   const streamNow =
     waitMs <= 0 || pending.task.status === 'input_required' || (await services.feed.exists(ctx.session.sessionId));
-  if (streamNow || services.streams.closing.aborted) {
-    return await openTaskStream(ctx, res, target);
-  }
+  // Returned, not awaited: the waiting stream keeps no suspended frame of this function.
+  if (streamNow || services.streams.closing.aborted) return openTaskStream(ctx, res, target);
   // Shutdown waits until this request answered or primed its stream (then ends it), not for the stream's end.
   let primed: () => void = () => {};
   const decided = new Promise<void>((resolve) => {
