@@ -55,6 +55,8 @@ async function waitThenAnswer(
   primed: () => void,
 ): Promise<void> {
   const wait = new ResultWait(ctx, res, pending.taskId);
+  // Counted while it waits in the process; a stream it opens counts itself from its set-up on.
+  ctx.services.streams.waitBegan();
   // Once primed, the stream follows the same task and listens to the same outbox (synchronously, before this
   // microtask runs): this wait's hold is given up then at no command's cost, and the waiting stream keeps none of it.
   const handOver = (): void => {
@@ -71,6 +73,7 @@ async function waitThenAnswer(
     if (!(error instanceof ProtocolError)) throw error;
     if (!res.headersSent) writeJson(res, errorResponse(pending.rpcId, toJsonRpcError(error)));
   } finally {
+    ctx.services.streams.waitEnded();
     primed();
     await wait.release();
   }

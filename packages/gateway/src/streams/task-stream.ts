@@ -38,7 +38,7 @@ export function understandsPriming(session: SessionRecord): boolean {
 /**
  * Answers a POST with a new resumable SSE stream for `target`: its state in Redis, primed with an event id
  * and the `retry` field (transport spec; then `primed` is called), then run until the response is out or the
- * client goes away.
+ * client goes away (see `runTaskStream`: resolves once the stream is set up).
  */
 export async function openTaskStream(
   ctx: SessionContext,
@@ -72,8 +72,9 @@ export async function openTaskStream(
  * while it holds the task's carrier lease (messages with the original progressToken, PRG-1, and for tasks
  * the related-task `_meta`, INP-2), waits for the task to be terminal (RES-2), then logs and writes the
  * response and marks the stream done. A client that goes away leaves a task running (RES-5); a direct call
- * is cancelled unless its stream is resumed, on any pod, within the grace period. Once set up, the waiting
- * stream is its `StreamWait` alone (no suspended frame): the task's end or the connection's runs the rest.
+ * is cancelled unless its stream is resumed, on any pod, within the grace period. Resolves once the stream is
+ * set up: the waiting stream is its `StreamWait` alone (no promise, no suspended frame), counted in the
+ * registry's `waiting`, and the task's end or the connection's runs the rest.
  */
 export async function runTaskStream(
   ctx: SessionContext,
@@ -86,8 +87,8 @@ export async function runTaskStream(
     // The task's channel and its outbox's are subscribed together; the outcome is acted on once the outbox is carried.
     const wait = new StreamWait(ctx, stream, target);
     const carrier = record === undefined ? undefined : await carryOutbox(ctx, stream, record, target.kind);
-    // Returned, not awaited: the wait's end runs from the follower's call (or the connection's end).
-    return wait.carried(record, carrier);
+    // Not awaited: the wait's end runs from the follower's call (or the connection's end).
+    wait.carried(record, carrier);
   } catch (error) {
     await streamFailed(ctx, stream, target, error);
     stream.end();
@@ -125,6 +126,7 @@ async function endTaskStream(
     await streamFailed(ctx, stream, target, error);
   } finally {
     stream.end();
+    services.streams.waitEnded();
   }
 }
 
@@ -224,13 +226,12 @@ const ABORTED: WaitOutcome = { kind: 'aborted' };
 /**
  * A task stream's wait for its task's end: the follower's waiter and the stream's end watcher at once, and
  * what runs the stream's end (`endTaskStream`) once the outbox is carried (`carried`) and the wait is over.
- * A waiting stream holds this one entry and its promise (no signal listener, no closure, no suspended frame).
+ * A waiting stream holds this one entry (no promise, no signal listener, no closure, no suspended frame).
  */
 class StreamWait implements TaskWaiter {
   readonly #ctx: SessionContext;
   readonly #stream: LoggedStream;
   readonly #target: TaskStreamTarget;
-  #resolve: (done: Promise<void>) => void = () => {};
   /** How the wait ended, until the stream was set up (then it runs the end at once). */
   #outcome: WaitOutcome | undefined;
   #after: { readonly record: StoredTask | undefined; readonly carrier: OutboxCarrier | undefined } | undefined;
@@ -243,14 +244,11 @@ class StreamWait implements TaskWaiter {
     else this.#outcome = ABORTED;
   }
 
-  /** The stream is set up (its outbox carried): resolves once it ended. */
-  carried(record: StoredTask | undefined, carrier: OutboxCarrier | undefined): Promise<void> {
+  /** The stream is set up (its outbox carried): it waits now, counted until its end ran. */
+  carried(record: StoredTask | undefined, carrier: OutboxCarrier | undefined): void {
     this.#after = { record, carrier };
-    const done = new Promise<void>((resolve) => {
-      this.#resolve = resolve;
-    });
+    this.#ctx.services.streams.waitBegan();
     if (this.#outcome !== undefined) this.#run(this.#outcome);
-    return done;
   }
 
   taskEnded(end: TaskEnd): void {
@@ -273,6 +271,6 @@ class StreamWait implements TaskWaiter {
   #run(outcome: WaitOutcome): void {
     const after = this.#after;
     if (after === undefined) return;
-    this.#resolve(endTaskStream(this.#ctx, this.#stream, this.#target, after, outcome));
+    void endTaskStream(this.#ctx, this.#stream, this.#target, after, outcome);
   }
 }
