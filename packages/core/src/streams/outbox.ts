@@ -72,14 +72,7 @@ export class TaskOutbox {
     const appendId = randomBytes(9).toString('base64url');
     const reply = await this.#sessionKeys.run(taskId, ([feed, channel]) =>
       this.#scripts.appendOutbox(
-        [
-          keys.task(taskId),
-          keys.taskOutbox(taskId),
-          keys.taskCarrier(taskId),
-          keys.outboxChannel(taskId),
-          feed,
-          channel,
-        ],
+        [keys.task(taskId), keys.taskOutbox(taskId), keys.taskCarrier(taskId), keys.taskChannel(taskId), feed, channel],
         [JSON.stringify(message), this.#maxEntries, taskId, appendId],
       ),
     );

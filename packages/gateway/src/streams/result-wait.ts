@@ -79,21 +79,23 @@ async function waitThenAnswer(
   }
 }
 
+const LIVE = (): boolean => true;
+const NOT_LIVE = (): boolean => false;
+
 function writeJson(res: ServerResponse, message: Record<string, unknown>): void {
   res.setHeader('content-type', 'application/json');
   res.end(JSON.stringify(message));
 }
 
 /**
- * One tasks/result's wait in the process: a waiter of the task follower (the task's channel) and a listener of
- * the task's outbox channel, and what ends it.
+ * One tasks/result's wait in the process: a waiter of the task follower (the task's channel: its changes and
+ * its outbox's arrivals), and what ends it.
  */
 class ResultWait implements TaskWaiter {
   readonly #ctx: SessionContext;
   readonly #res: ServerResponse;
   readonly #taskId: string;
   #following = false;
-  #unsubscribeOutbox: (() => Promise<void>) | undefined;
   #settle: (decision: Decision | Extract<TaskEnd, { kind: 'terminal' }>) => void = () => {};
 
   constructor(ctx: SessionContext, res: ServerResponse, taskId: string) {
@@ -116,7 +118,10 @@ class ResultWait implements TaskWaiter {
     if (change === undefined || change.task.status === 'input_required') this.#settle({ kind: 'stream' });
   }
 
-  readonly #onOutbox = (): void => this.#settle({ kind: 'stream' });
+  /** An outbox entry is carried by a stream. */
+  outboxArrived(): void {
+    this.#settle({ kind: 'stream' });
+  }
 
   async decide(waitMs: number): Promise<Decision> {
     const { services, owner } = this.#ctx;
@@ -131,13 +136,11 @@ class ResultWait implements TaskWaiter {
     closing.addEventListener('abort', stream, { once: true });
     try {
       if (this.#res.destroyed) return { kind: 'gone' };
-      // The task's channel (through the follower) and the outbox's go out in one SUBSCRIBE; once the outbox's
-      // is live, so is the task's (the same command, or an earlier one). Then one read (record, outcome and
-      // outbox), so nothing in between is missed.
+      // The task's channel (through the follower) carries its changes and its outbox's arrivals: once it is
+      // live, one read (record, outcome and outbox), so nothing in between is missed.
       this.#following = true;
       services.follower.follow(this.#taskId, this);
-      this.#unsubscribeOutbox = await services.bus.onOutboxArrival(this.#taskId, this.#onOutbox).catch(() => undefined);
-      if (this.#unsubscribeOutbox === undefined) return { kind: 'stream' };
+      if (!(await services.follower.live(this.#taskId).then(LIVE, NOT_LIVE))) return { kind: 'stream' };
       const read = await services.tasks.outcome(owner, this.#taskId, true);
       if (isTerminalStatus(read.task.status)) return { kind: 'answer', read };
       if (read.outbox === true || read.task.status === 'input_required') return { kind: 'stream' };
@@ -162,8 +165,5 @@ class ResultWait implements TaskWaiter {
   async release(): Promise<void> {
     if (this.#following) this.#ctx.services.follower.unfollow(this.#taskId, this);
     this.#following = false;
-    const unsubscribe = this.#unsubscribeOutbox;
-    this.#unsubscribeOutbox = undefined;
-    await unsubscribe?.().catch(() => {});
   }
 }
