@@ -31,7 +31,7 @@ export interface TaskStreamTarget {
 }
 
 /** Whether the client understands priming events (empty data): protocol 2025-11-25 and later, as in the SDK. */
-export function understandsPriming(session: SessionRecord): boolean {
+export function understandsPriming(session: Pick<SessionRecord, 'protocolVersion'>): boolean {
   return session.protocolVersion >= '2025-11-25';
 }
 
