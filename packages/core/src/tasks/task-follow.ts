@@ -40,7 +40,8 @@ export interface TaskWaiter {
   outboxArrived?(entryId: string): void;
 }
 
-const SUBSCRIBED: Promise<void> = Promise.resolve();
+/** `Follow.subscribed` once live: shared, so a follow keeps no promise of its own. */
+export const SUBSCRIBED: Promise<void> = Promise.resolve();
 
 /** The waiters of one task, and the one channel subscription they share. */
 export class Follow {

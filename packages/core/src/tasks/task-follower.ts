@@ -1,6 +1,6 @@
 import { isTerminalStatus } from '@taskgate/protocol';
 import type { EventBus } from '../redis/event-bus.js';
-import { Follow, type TaskEnd, type TaskWaiter, type WaitOutcome } from './task-follow.js';
+import { Follow, SUBSCRIBED, type TaskEnd, type TaskWaiter, type WaitOutcome } from './task-follow.js';
 import { decodeTaskMessage, outboxArrivalOf } from './task-message.js';
 import type { TaskStore } from './task-store.js';
 
@@ -192,6 +192,7 @@ export class TaskFollower {
         // Ended by `offTaskChange` (no function kept per follow).
         if (follow.released) return void this.#bus.offTaskChange(follow.taskId, follow.listener);
         follow.subscription = 'live';
+        follow.subscribed = SUBSCRIBED;
         this.#reread(follow, true);
       },
       () => {
