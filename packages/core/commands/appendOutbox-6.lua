@@ -13,7 +13,7 @@
     KEYS[1] task hash
     KEYS[2] task outbox (stream)
     KEYS[3] the task's carrier lease (string: id of the stream that carries the outbox)
-    KEYS[4] channel that announces new entries
+    KEYS[4] the task's channel, which announces new entries too (payload: the entry id, not a JSON snapshot)
     KEYS[5] feed of the task's session (the task hash when it has no session)
     KEYS[6] channel of the task's session (the task hash when it has no session)
 

@@ -180,7 +180,7 @@ describe('SSE event logs, task delivery and session feeds', () => {
       taskKey,
       keys.taskOutbox(task.taskId),
       keys.taskCarrier(task.taskId),
-      keys.outboxChannel(task.taskId),
+      keys.taskChannel(task.taskId),
       taskKey,
       taskKey,
     ];

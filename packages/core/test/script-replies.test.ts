@@ -138,7 +138,7 @@ describe('typed scripts on Redis', () => {
     expect(await relay('c', 'fallback', '5-0')).toEqual({ kind: 'stale' });
 
     const none = keys.task('none');
-    const outbox = [none, keys.taskOutbox('none'), keys.taskCarrier('none'), keys.outboxChannel('none'), none, none];
+    const outbox = [none, keys.taskOutbox('none'), keys.taskCarrier('none'), keys.taskChannel('none'), none, none];
     expect(
       await scripts.appendOutbox(outbox as [string, string, string, string, string, string], ['{}', 10, 'none', 'a']),
     ).toEqual({

@@ -6,6 +6,7 @@ import {
   Keys,
   type TaskEnd,
   TaskFollower,
+  TaskOutbox,
   TaskStore,
   type TaskWaiter,
 } from '../src/index.js';
@@ -187,6 +188,41 @@ describe('TaskFollower', () => {
     });
     expect(follower.followed).toBe(0);
     while ((await channels(taskId)) > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+  });
+
+  it('tells the waiters that follow the outbox of each arrival, in order with the changes, on the one task channel', async () => {
+    const { follower, store, bus, connection, keys, create, channels } = setUp(60_000);
+    const taskId = await create();
+    const ref = { taskId, ownerId: Keys.ownerId('owner') };
+    const outbox = new TaskOutbox({ redis: connection, keys });
+    const heard: string[] = [];
+    const carrier: TaskWaiter = {
+      taskEnded: (end) => heard.push(`end ${end.kind}`),
+      taskChanged: (change) => heard.push(change === undefined ? 'read again' : change.task.status),
+      outboxArrived: (entryId) => heard.push(`arrival ${entryId}`),
+    };
+    // A waiter without the hook hears only the end.
+    let plainEnded = false;
+    follower.follow(taskId, carrier);
+    follower.follow(taskId, {
+      taskEnded: () => {
+        plainEnded = true;
+      },
+    });
+    await follower.live(taskId);
+    // Live: the task's one channel carries its changes and its outbox's arrivals (no channel of the outbox's own).
+    expect(await channels(taskId)).toBe(1);
+    expect(bus.channelCount).toBe(1);
+    while (heard.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    const first = await outbox.append(taskId, { type: 'progress', progress: 1 });
+    await store.requireInput(ref);
+    const second = await outbox.append(taskId, { type: 'progress', progress: 2 });
+    await store.finish(ref, { result: { content: [] } });
+    while (!plainEnded) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(heard).toEqual(['working', `arrival ${first}`, 'input_required', `arrival ${second}`, 'end terminal']);
+    expect(follower.followed).toBe(0);
+    // Not followed: live at once.
+    await expect(follower.live(taskId)).resolves.toBeUndefined();
   });
 
   it('forgets a waiter that unfollows, and ends the subscription with the last one', async () => {

@@ -77,8 +77,11 @@ describe('a forked worker process: cancellation and progress', () => {
     const gateway = env.gateway();
     const announcer = redis.connect();
     const announced: string[] = [];
-    announcer.on('pmessage', (_pattern: string, _channel: string, id: string) => announced.push(id));
-    await announcer.psubscribe(`${gateway.keys.prefix}:*:ch:outbox:*`);
+    // Announced on the task's channel, between its snapshots (JSON): the outbox's arrivals are its entry ids.
+    announcer.on('pmessage', (_pattern: string, _channel: string, message: string) => {
+      if (/^\d+-\d+$/.test(message)) announced.push(message);
+    });
+    await announcer.psubscribe(`${gateway.keys.prefix}:*:ch:task:*`);
     const taskId = await gateway.call('counter', { count: 100 });
     expect((await gateway.waitForEnd(taskId)).status).toBe('completed');
     expect(await gateway.outcome(taskId)).toEqual({ result: { content: [{ type: 'text', text: 'counted to 100' }] } });

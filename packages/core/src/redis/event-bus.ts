@@ -133,7 +133,10 @@ export class EventBus {
     };
   }
 
-  /** Every change of a task's status or status message (payload: the task's snapshot, JSON). */
+  /**
+   * Every change of a task's status or status message (payload: the task's snapshot, JSON) and every arrival in
+   * its outbox (payload: the entry id).
+   */
   onTaskChange(taskId: string, listener: ChannelListener): Promise<Unsubscribe> {
     return this.subscribe(this.#keys.taskChannel(taskId), listener);
   }
@@ -179,16 +182,6 @@ export class EventBus {
    */
   onSessionMessage(sessionId: string, listener: ChannelListener): Promise<Unsubscribe> {
     return this.subscribe(this.#keys.sessionChannel(sessionId), listener);
-  }
-
-  /** Every arrival in a task's outbox (payload: the entry id). */
-  onOutboxArrival(taskId: string, listener: ChannelListener): Promise<Unsubscribe> {
-    return this.subscribe(this.#keys.outboxChannel(taskId), listener);
-  }
-
-  /** Ends `listener`'s subscription of a task's outbox channel (see `offTaskChange`). */
-  offOutboxArrival(taskId: string, listener: ChannelListener): Promise<void> {
-    return this.#unsubscribe(this.#keys.outboxChannel(taskId), listener);
   }
 
   /** Registrations of one catalog kind by workers (list_changed news). */

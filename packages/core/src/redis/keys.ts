@@ -110,7 +110,10 @@ export class Keys {
     return `${this.#slot(ownerId)}:owner:${ownerId}:sessions`;
   }
 
-  /** Pub/sub channel that carries every change of one task a client can see (status, status message). */
+  /**
+   * Pub/sub channel that carries every change of one task a client can see (status, status message: a JSON
+   * snapshot) and every arrival in its outbox (the entry id), in the order they happened.
+   */
   taskChannel(taskId: string): string {
     return `${this.#slot(taskId)}:ch:task:${taskId}`;
   }
@@ -158,11 +161,6 @@ export class Keys {
   /** Pub/sub channel that carries every change of the tasks a session created (its GET stream's feed). */
   sessionChannel(sessionId: string): string {
     return this.sessionChannelOf(Keys.slotTag(sessionId), Keys.digest(sessionId));
-  }
-
-  /** Pub/sub channel that announces new entries of a task's outbox (payload: the entry id). */
-  outboxChannel(taskId: string): string {
-    return `${this.#slot(taskId)}:ch:outbox:${taskId}`;
   }
 
   /** Hash of one pending server-to-client request (elicitation, sampling) and, once given, its answer. */

@@ -223,7 +223,7 @@ export class Scripts {
     return decodeListPage(await this.#run('listPage', keys, args));
   }
 
-  /** KEYS: task, outbox, carrier lease, outbox channel, session feed, session channel. ARGV: message, max, task id. */
+  /** KEYS: task, outbox, carrier lease, task channel (announces arrivals too), session feed, session channel. ARGV: message, max, task id. */
   async appendOutbox(keys: [string, string, string, string, string, string], args: [string, number, string, string]) {
     return decodeAppendOutbox(await this.#run('appendOutbox', keys, args));
   }

@@ -45,7 +45,7 @@ export interface TaskOutboxOptions {
 
 /**
  * Each task's outbox: a Redis stream of progress, log messages and input requests, in order, that any
- * gateway can relay from any position. Appends are announced on the task's outbox channel and, while no
+ * gateway can relay from any position. Appends are announced on the task's channel (the entry id) and, while no
  * stream carries the task, on its session's feed.
  */
 export class TaskOutbox {
@@ -72,14 +72,7 @@ export class TaskOutbox {
     const appendId = randomBytes(9).toString('base64url');
     const reply = await this.#sessionKeys.run(taskId, ([feed, channel]) =>
       this.#scripts.appendOutbox(
-        [
-          keys.task(taskId),
-          keys.taskOutbox(taskId),
-          keys.taskCarrier(taskId),
-          keys.outboxChannel(taskId),
-          feed,
-          channel,
-        ],
+        [keys.task(taskId), keys.taskOutbox(taskId), keys.taskCarrier(taskId), keys.taskChannel(taskId), feed, channel],
         [JSON.stringify(message), this.#maxEntries, taskId, appendId],
       ),
     );

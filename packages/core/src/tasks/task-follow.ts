@@ -36,7 +36,12 @@ export interface TaskWaiter {
    * subscriber reconnected, a read failed): read the task again. Waiters without it hear only the end.
    */
   taskChanged?(change: TaskChange | undefined): void;
+  /** Optional: an arrival in the task's outbox was announced (its entry id), in order with the task's changes. */
+  outboxArrived?(entryId: string): void;
 }
+
+/** `Follow.subscribed` once live: shared, so a follow keeps no promise of its own. */
+export const SUBSCRIBED: Promise<void> = Promise.resolve();
 
 /** The waiters of one task, and the one channel subscription they share. */
 export class Follow {
@@ -47,6 +52,8 @@ export class Follow {
   readonly listener: (message: string) => void;
   /** `pending` until Redis confirmed the SUBSCRIBE; `failed`: subscribed again at the next sweep. */
   subscription: 'pending' | 'live' | 'failed' = 'pending';
+  /** Settles once the last SUBSCRIBE was confirmed (rejects as it did when it failed): see `TaskFollower.live`. */
+  subscribed: Promise<void> = SUBSCRIBED;
   /** No waiter left: the follow is out of the follower's map. */
   released = false;
 
@@ -77,6 +84,18 @@ export class Follow {
         waiter.taskEnded(end);
       } catch {
         // One faulty waiter must not keep the others waiting.
+      }
+    }
+  }
+
+  /** Tells the waiters that follow the outbox of an arrival. */
+  arrived(entryId: string): void {
+    for (const waiter of [...this.waiters]) {
+      if (waiter.outboxArrived === undefined) continue;
+      try {
+        waiter.outboxArrived(entryId);
+      } catch {
+        // ignore: waiters must not break each other
       }
     }
   }

@@ -1,7 +1,7 @@
 import { isTerminalStatus } from '@taskgate/protocol';
 import type { EventBus } from '../redis/event-bus.js';
-import { Follow, type TaskEnd, type TaskWaiter, type WaitOutcome } from './task-follow.js';
-import { decodeTaskMessage } from './task-message.js';
+import { Follow, SUBSCRIBED, type TaskEnd, type TaskWaiter, type WaitOutcome } from './task-follow.js';
+import { decodeTaskMessage, outboxArrivalOf } from './task-message.js';
 import type { TaskStore } from './task-store.js';
 
 export interface TaskWaitOptions {
@@ -18,6 +18,7 @@ export interface TaskFollowerOptions {
 }
 
 const ABORTED: WaitOutcome = { kind: 'aborted' };
+const NOTHING = (): void => {};
 const GONE: TaskEnd = { kind: 'gone' };
 /** Tasks per pipeline of a safety re-read. */
 const BATCH = 1000;
@@ -59,9 +60,10 @@ class PromisedWait implements TaskWaiter {
 /**
  * Follows tasks for the requests that wait on them, through the process's one EventBus: one subscription of
  * a task's channel per process, however many requests wait on the task (tasks/result, direct calls, reads,
- * inline answers, the input rounds of 2026-07-28), each woken from its messages (decoded once, by
- * `decodeTaskMessage`). A new follow subscribes first, then re-reads (so no change between the caller's read
- * and the subscription is lost).
+ * inline answers, the input rounds and listen streams of 2026-07-28), each woken from its messages (decoded
+ * once, by `decodeTaskMessage`): the task's changes, and the arrivals in its outbox (the same channel, in
+ * order). A new follow subscribes first, then re-reads (so no change between the caller's read and the
+ * subscription is lost).
  *
  * Pub/sub loses nothing on a live connection, and a reconnect re-reads every followed task at once. As a last
  * safety net (a task's expiry publishes nothing), one timer for the whole process re-reads the status of every
@@ -125,6 +127,14 @@ export class TaskFollower {
     this.#startTimer();
   }
 
+  /**
+   * Settles once the task's channel is subscribed for its followers (at once when it is not followed), so a
+   * read after it misses no change and no outbox arrival; rejects as the SUBSCRIBE did when it failed.
+   */
+  live(taskId: string): Promise<void> {
+    return this.#follows.get(taskId)?.subscribed ?? Promise.resolve();
+  }
+
   /** Forgets `waiter` (idempotent); the task's subscription ends with its last waiter. */
   unfollow(taskId: string, waiter: TaskWaiter): void {
     const follow = this.#follows.get(taskId);
@@ -173,11 +183,16 @@ export class TaskFollower {
 
   #subscribe(follow: Follow): void {
     follow.subscription = 'pending';
-    this.#bus.onTaskChange(follow.taskId, follow.listener).then(
+    const subscribing = this.#bus.onTaskChange(follow.taskId, follow.listener);
+    // What `live` gives: no value kept (the unsubscribe function), a rejection seen here (never unhandled).
+    follow.subscribed = subscribing.then(NOTHING);
+    follow.subscribed.catch(NOTHING);
+    subscribing.then(
       () => {
         // Ended by `offTaskChange` (no function kept per follow).
         if (follow.released) return void this.#bus.offTaskChange(follow.taskId, follow.listener);
         follow.subscription = 'live';
+        follow.subscribed = SUBSCRIBED;
         this.#reread(follow, true);
       },
       () => {
@@ -231,6 +246,11 @@ export class TaskFollower {
 
   #message(follow: Follow, message: string): void {
     if (follow.released) return;
+    const arrival = outboxArrivalOf(message);
+    if (arrival !== undefined) {
+      follow.arrived(arrival);
+      return;
+    }
     const change = decodeTaskMessage(follow.taskId, message);
     if (change === undefined) {
       this.#reread(follow, true);

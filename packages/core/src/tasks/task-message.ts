@@ -18,6 +18,16 @@ export interface TaskChange {
 }
 
 /**
+ * The entry id a task channel's message announces when it is an arrival in the task's outbox (`<ms>-<n>`, see
+ * appendOutbox-6.lua), else undefined (a snapshot: see `decodeTaskMessage`).
+ */
+export function outboxArrivalOf(message: string): string | undefined {
+  return OUTBOX_ENTRY.test(message) ? message : undefined;
+}
+
+const OUTBOX_ENTRY = /^\d{1,20}-\d{1,20}$/;
+
+/**
  * Decodes a task channel's message (see `includes/changeTask.lua`: a JSON object of string fields, plus a
  * finish's `outcome`). Undefined when it is not one (not JSON, no valid status): the reader then re-reads the
  * task instead of trusting it. The one place the channel's payload is parsed.

@@ -44,43 +44,52 @@ export function buildApp(services: AppServices, readiness: Readiness): Express {
   const authenticator = createAuthenticator(options.auth, options.path);
   app.use(observeHttp(metrics, options.path));
 
-  /** Authenticates, gives the request a logger with its id and principal, and turns every failure into a response. */
+  /** Turns a request's failure into its response (and the audit line of a refused authentication). */
+  const failed = (req: Request, res: Response, logger: Logger, error: unknown): void => {
+    if (error instanceof AuthError) {
+      metrics.authFailure(error.reason);
+      logger.warn(
+        { audit: 'auth.failed', reason: error.reason, status: error.status, ip: req.socket.remoteAddress },
+        'authentication failed',
+      );
+    }
+    if (error instanceof HttpError) {
+      sendHttpError(res, error);
+      return;
+    }
+    if (isReplicationTimeout(error)) {
+      sendHttpError(res, HttpError.notReplicated(requestMethodOf(res)));
+      return;
+    }
+    if (isRedisUnavailable(error)) {
+      logger.warn({ err: errorMessage(error) }, 'redis unavailable: request refused with 503');
+      sendHttpError(res, HttpError.redisUnavailable());
+      return;
+    }
+    logger.error({ err: errorMessage(error) }, 'request failed');
+    sendHttpError(res, new HttpError(500, ErrorCode.InternalError, 'Internal error'));
+  };
+
+  /**
+   * Authenticates, gives the request a logger with its id and principal, and turns every failure into a
+   * response. A chain of promises, not an async function: a request that waits (a blocked tasks/result) keeps
+   * no suspended frame of it.
+   */
   const mcp =
     (handler: McpHandler) =>
-    async (req: Request, res: Response): Promise<void> => {
+    (req: Request, res: Response): Promise<void> => {
       const given = req.headers['x-request-id'];
       const requestId =
         typeof given === 'string' && REQUEST_ID.test(given) ? given : `${PROCESS_TAG}-${(++requestCount).toString(36)}`;
       res.set('X-Request-Id', requestId);
       let logger = services.logger.child({ req: requestId, http: req.method });
-      try {
-        const caller = await authenticator.authenticate(req);
-        if (caller.principal !== undefined) logger = logger.child({ principal: caller.principal });
-        await handler(req, res, caller, logger);
-      } catch (error) {
-        if (error instanceof AuthError) {
-          metrics.authFailure(error.reason);
-          logger.warn(
-            { audit: 'auth.failed', reason: error.reason, status: error.status, ip: req.socket.remoteAddress },
-            'authentication failed',
-          );
-        }
-        if (error instanceof HttpError) {
-          sendHttpError(res, error);
-          return;
-        }
-        if (isReplicationTimeout(error)) {
-          sendHttpError(res, HttpError.notReplicated(requestMethodOf(res)));
-          return;
-        }
-        if (isRedisUnavailable(error)) {
-          logger.warn({ err: errorMessage(error) }, 'redis unavailable: request refused with 503');
-          sendHttpError(res, HttpError.redisUnavailable());
-          return;
-        }
-        logger.error({ err: errorMessage(error) }, 'request failed');
-        sendHttpError(res, new HttpError(500, ErrorCode.InternalError, 'Internal error'));
-      }
+      return authenticator
+        .authenticate(req)
+        .then((caller) => {
+          if (caller.principal !== undefined) logger = logger.child({ principal: caller.principal });
+          return handler(req, res, caller, logger);
+        })
+        .catch((error: unknown) => failed(req, res, logger, error));
     };
 
   const post = postHandler(services);

@@ -35,14 +35,14 @@ export class GatewayMetrics {
   readonly #authFailures;
   readonly #lookupFailures;
   readonly #sessions;
-  readonly #waiters;
+  #inlineWaiting = 0;
   readonly #draining;
 
   constructor(
     readonly registry: Registry,
     options: ResolvedGatewayOptions,
     limits: { maxActivePerOwner: number; maxTtlMs: number; defaultTtlMs: number },
-    streams: { counts(): Readonly<Record<string, number>> },
+    streams: { counts(): Readonly<Record<string, number>>; readonly waiting: number },
   ) {
     this.#http = counterIn(registry, {
       name: 'taskgate_http_requests_total',
@@ -96,9 +96,14 @@ export class GatewayMetrics {
       name: 'taskgate_sessions_created_total',
       help: 'MCP sessions created (initialize).',
     });
-    this.#waiters = gaugeIn(registry, {
+    // The task streams count themselves (the registry's `waiting`): a waiting stream holds no promise for this.
+    const inline = (): number => this.#inlineWaiting;
+    gaugeIn(registry, {
       name: 'taskgate_task_waiters',
       help: 'Requests blocked until a task ends (tasks/result streams and direct calls) on this gateway.',
+      collect() {
+        this.set(inline() + streams.waiting);
+      },
     });
     this.#draining = gaugeIn(registry, {
       name: 'taskgate_gateway_draining',
@@ -194,10 +199,12 @@ export class GatewayMetrics {
     this.#sessions.inc();
   }
 
-  /** Tracks one blocked wait until `done` settles. */
+  /** Tracks one blocked wait until `done` settles (an inline answer's; task streams count themselves). */
   waiting<T>(done: Promise<T>): Promise<T> {
-    this.#waiters.inc();
-    return done.finally(() => this.#waiters.dec());
+    this.#inlineWaiting += 1;
+    return done.finally(() => {
+      this.#inlineWaiting -= 1;
+    });
   }
 
   draining(): void {

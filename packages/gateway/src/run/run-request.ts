@@ -122,7 +122,8 @@ async function runRequest<S>(
   const target = { kind: answer.role, taskId: task.taskId, rpcId: id, task };
   // tasks/result waits in the process first: a task that ends soon is answered as JSON, with no stream.
   const answered = answer.role === 'result' ? answerResult(session, res, target) : undefined;
-  return metrics.waiting(answered ?? openTaskStream(session, res, target));
+  // Resolves once the stream is set up: the waiting stream counts itself (`StreamRegistry.waiting`).
+  return answered ?? openTaskStream(session, res, target);
 }
 
 /** One of the owner's open-stream places on this gateway, or -32012 when all are taken. */

@@ -1,4 +1,11 @@
-import { type EventBus, errorMessage, type OutboxEntry, type StoredTask, toTask } from '@taskgate/core';
+import {
+  errorMessage,
+  type OutboxEntry,
+  type StoredTask,
+  type TaskChange,
+  type TaskWaiter,
+  toTask,
+} from '@taskgate/core';
 import { type OutboxRendering, outboxMessage } from '../messages/outbox-messages.js';
 import { HELD_LEASE_MS } from './connect-stream.js';
 import type { LoggedStream } from './logged-stream.js';
@@ -39,24 +46,11 @@ export async function carryOutbox(
   return carrier;
 }
 
-/** The open carriers of each event bus: one reconnect hook per bus for all of them, not one each. */
-const carriers = new WeakMap<EventBus, Set<Carrier>>();
-
-function carriersOf(bus: EventBus): Set<Carrier> {
-  let set = carriers.get(bus);
-  if (set === undefined) {
-    const all = new Set<Carrier>();
-    bus.onReconnect(() => {
-      for (const carrier of [...all]) carrier.reconnected();
-    });
-    carriers.set(bus, all);
-    set = all;
-  }
-  return set;
-}
-
-/** One stream's hold on one task's outbox (see `carryOutbox`); the stream's part for its heartbeats and end. */
-class Carrier implements OutboxCarrier, StreamPart {
+/**
+ * One stream's hold on one task's outbox (see `carryOutbox`); the stream's part for its heartbeats and end, and
+ * a waiter of the task follower, which tells it of the outbox's arrivals (announced on the task's channel).
+ */
+class Carrier implements OutboxCarrier, StreamPart, TaskWaiter {
   readonly #ctx: SessionContext;
   readonly #stream: LoggedStream;
   readonly #task: StoredTask;
@@ -67,8 +61,8 @@ class Carrier implements OutboxCarrier, StreamPart {
   #claiming: Promise<boolean> | undefined;
   /** The outbox is known to hold entries (it never shrinks while the task lives). */
   #nonEmpty = false;
-  /** Listening to the outbox's channel (ended by `offOutboxArrival`: no function kept per carrier). */
-  #listening = false;
+  /** Followed through the task follower (until the task's end, or the connection's). */
+  #following = false;
   #closed = false;
   /** The subscriber reconnected while this stream was open: announcements may have been lost. */
   #reconnected = false;
@@ -80,24 +74,35 @@ class Carrier implements OutboxCarrier, StreamPart {
     this.#kind = kind;
   }
 
-  /** An arrival was announced on the task's outbox channel. */
-  readonly #announced = (): void => {
+  /** An arrival was announced on the task's channel. */
+  outboxArrived(): void {
     this.#nonEmpty = true;
     this.#run(false);
-  };
+  }
 
-  /** The subscriber reconnected: announcements may have been lost meanwhile. */
-  reconnected(): void {
+  /** Only "read again" matters here: the subscriber reconnected, and announcements may have been lost meanwhile. */
+  taskChanged(change: TaskChange | undefined): void {
+    if (change !== undefined) return;
     this.#reconnected = true;
     this.#run(true);
   }
 
+  /** The task ended (its stream acts on it, and drains the outbox): no longer followed. */
+  taskEnded(): void {
+    this.#following = false;
+  }
+
   async start(): Promise<void> {
-    const { services } = this.#ctx;
-    // Subscribed before the first pass, so no announcement between the two is lost.
-    await services.bus.onOutboxArrival(this.#task.taskId, this.#announced);
-    this.#listening = true;
-    carriersOf(services.bus).add(this);
+    const { follower } = this.#ctx.services;
+    // Followed before the first pass, so no announcement between the two is lost.
+    this.#following = true;
+    follower.follow(this.#task.taskId, this);
+    try {
+      await follower.live(this.#task.taskId);
+    } catch (error) {
+      this.#unfollow();
+      throw error;
+    }
     this.#stream.attach(this);
     // The connection may have ended while we subscribed, its clean-ups run already.
     if (!this.#stream.isOpen) return this.close();
@@ -202,12 +207,16 @@ class Carrier implements OutboxCarrier, StreamPart {
     if (!this.#carrying) this.#run(false);
   }
 
-  /** The connection ended: unsubscribes, and gives the carrier lease up unless the stream's end did. */
+  #unfollow(): void {
+    if (this.#following) this.#ctx.services.follower.unfollow(this.#task.taskId, this);
+    this.#following = false;
+  }
+
+  /** The connection ended: unfollows the task, and gives the carrier lease up unless the stream's end did. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    carriersOf(this.#ctx.services.bus).delete(this);
-    if (this.#listening) await this.#ctx.services.bus.offOutboxArrival(this.#task.taskId, this.#announced);
+    this.#unfollow();
     // A stream that finished gave the lease up with its last event.
     if (this.#carrying && !this.#stream.released) {
       await this.#ctx.services.delivery.release(this.#task.taskId, this.#stream.streamId, this.#stream.connectionId);

@@ -2,6 +2,9 @@ import { compareEntryIds, EventLog, type Logger, type RelayInput, type RelayRepo
 import type { SseStream } from './sse-stream.js';
 import type { StreamPart } from './stream-part.js';
 
+/** The queue of a stream that wrote nothing yet. */
+const IDLE: Promise<unknown> = Promise.resolve();
+
 /** Where a session's GET stream stands, which every one of its event ids names (see `EventLog.eventId`). */
 export interface StreamPositions {
   /** Entry id of the last event logged on the stream (`0-0` before the first). */
@@ -44,7 +47,8 @@ export class LoggedStream {
   /** Told once the connection ended and its leases were given up (see `afterClose`). */
   #afterClose: (() => void) | undefined;
   #ended: { streamEnded(): void } | undefined;
-  #queue: Promise<unknown> = Promise.resolve();
+  /** Shared while nothing was queued: a waiting stream that never wrote holds no promise of its own. */
+  #queue: Promise<unknown> = IDLE;
   #closed: Promise<void> | undefined;
   /** A session stream's positions, moved in queue order (so each event's id names where it stands). */
   #positions: { log: string; feed: string } | undefined;

@@ -35,9 +35,8 @@ export async function answerResult(ctx: SessionContext, res: ServerResponse, pen
   const target = { kind: 'result' as const, ...pending };
   const streamNow =
     waitMs <= 0 || pending.task.status === 'input_required' || (await services.feed.exists(ctx.session.sessionId));
-  if (streamNow || services.streams.closing.aborted) {
-    return await openTaskStream(ctx, res, target);
-  }
+  // Returned, not awaited: the waiting stream keeps no suspended frame of this function.
+  if (streamNow || services.streams.closing.aborted) return openTaskStream(ctx, res, target);
   // Shutdown waits until this request answered or primed its stream (then ends it), not for the stream's end.
   let primed: () => void = () => {};
   const decided = new Promise<void>((resolve) => {
@@ -56,6 +55,8 @@ async function waitThenAnswer(
   primed: () => void,
 ): Promise<void> {
   const wait = new ResultWait(ctx, res, pending.taskId);
+  // Counted while it waits in the process; a stream it opens counts itself from its set-up on.
+  ctx.services.streams.waitBegan();
   // Once primed, the stream follows the same task and listens to the same outbox (synchronously, before this
   // microtask runs): this wait's hold is given up then at no command's cost, and the waiting stream keeps none of it.
   const handOver = (): void => {
@@ -72,10 +73,14 @@ async function waitThenAnswer(
     if (!(error instanceof ProtocolError)) throw error;
     if (!res.headersSent) writeJson(res, errorResponse(pending.rpcId, toJsonRpcError(error)));
   } finally {
+    ctx.services.streams.waitEnded();
     primed();
     await wait.release();
   }
 }
+
+const LIVE = (): boolean => true;
+const NOT_LIVE = (): boolean => false;
 
 function writeJson(res: ServerResponse, message: Record<string, unknown>): void {
   res.setHeader('content-type', 'application/json');
@@ -83,15 +88,14 @@ function writeJson(res: ServerResponse, message: Record<string, unknown>): void 
 }
 
 /**
- * One tasks/result's wait in the process: a waiter of the task follower (the task's channel) and a listener of
- * the task's outbox channel, and what ends it.
+ * One tasks/result's wait in the process: a waiter of the task follower (the task's channel: its changes and
+ * its outbox's arrivals), and what ends it.
  */
 class ResultWait implements TaskWaiter {
   readonly #ctx: SessionContext;
   readonly #res: ServerResponse;
   readonly #taskId: string;
   #following = false;
-  #unsubscribeOutbox: (() => Promise<void>) | undefined;
   #settle: (decision: Decision | Extract<TaskEnd, { kind: 'terminal' }>) => void = () => {};
 
   constructor(ctx: SessionContext, res: ServerResponse, taskId: string) {
@@ -114,7 +118,10 @@ class ResultWait implements TaskWaiter {
     if (change === undefined || change.task.status === 'input_required') this.#settle({ kind: 'stream' });
   }
 
-  readonly #onOutbox = (): void => this.#settle({ kind: 'stream' });
+  /** An outbox entry is carried by a stream. */
+  outboxArrived(): void {
+    this.#settle({ kind: 'stream' });
+  }
 
   async decide(waitMs: number): Promise<Decision> {
     const { services, owner } = this.#ctx;
@@ -129,13 +136,11 @@ class ResultWait implements TaskWaiter {
     closing.addEventListener('abort', stream, { once: true });
     try {
       if (this.#res.destroyed) return { kind: 'gone' };
-      // The task's channel (through the follower) and the outbox's go out in one SUBSCRIBE; once the outbox's
-      // is live, so is the task's (the same command, or an earlier one). Then one read (record, outcome and
-      // outbox), so nothing in between is missed.
+      // The task's channel (through the follower) carries its changes and its outbox's arrivals: once it is
+      // live, one read (record, outcome and outbox), so nothing in between is missed.
       this.#following = true;
       services.follower.follow(this.#taskId, this);
-      this.#unsubscribeOutbox = await services.bus.onOutboxArrival(this.#taskId, this.#onOutbox).catch(() => undefined);
-      if (this.#unsubscribeOutbox === undefined) return { kind: 'stream' };
+      if (!(await services.follower.live(this.#taskId).then(LIVE, NOT_LIVE))) return { kind: 'stream' };
       const read = await services.tasks.outcome(owner, this.#taskId, true);
       if (isTerminalStatus(read.task.status)) return { kind: 'answer', read };
       if (read.outbox === true || read.task.status === 'input_required') return { kind: 'stream' };
@@ -160,8 +165,5 @@ class ResultWait implements TaskWaiter {
   async release(): Promise<void> {
     if (this.#following) this.#ctx.services.follower.unfollow(this.#taskId, this);
     this.#following = false;
-    const unsubscribe = this.#unsubscribeOutbox;
-    this.#unsubscribeOutbox = undefined;
-    await unsubscribe?.().catch(() => {});
   }
 }

@@ -39,10 +39,16 @@ export interface StreamServices extends AbandonServices {
   readonly held: HeldStreams;
 }
 
+/**
+ * What a stream uses of its session's record: a waiting stream keeps this, not the whole record (the client's
+ * capabilities and info), for as long as it waits.
+ */
+export type StreamSession = Pick<SessionRecord, 'sessionId' | 'protocolVersion' | 'principalId'>;
+
 /** A stream of an established session, for an authenticated caller. */
 export interface SessionContext {
   readonly services: StreamServices;
-  readonly session: SessionRecord;
+  readonly session: StreamSession;
   /** Owner of the tasks the stream carries: the principal, or the session id when auth is off. */
   readonly owner: string;
   readonly principal?: string;

@@ -38,6 +38,8 @@ export class StreamRegistry {
   #closingRetryMs: number | undefined;
   /** tasks/result requests still deciding between a JSON answer and a stream (see `deciding`). */
   readonly #deciding = new Set<Promise<unknown>>();
+  /** Task streams (and tasks/result requests) blocked until their task ends: see `waitBegan`. */
+  #waiting = 0;
   /** The one end listener every stream shares. */
   readonly #ended = (stream: SseStream): void => this.#remove(stream);
 
@@ -63,6 +65,21 @@ export class StreamRegistry {
       this.#timer = setInterval(() => this.#tick(), this.#tickMs);
       this.#timer.unref();
     }
+  }
+
+  /** A request began to wait for its task's end (a task stream set up, a tasks/result waiting in the process). */
+  waitBegan(): void {
+    this.#waiting += 1;
+  }
+
+  /** A wait counted by `waitBegan` ended. */
+  waitEnded(): void {
+    this.#waiting -= 1;
+  }
+
+  /** Requests waiting for their task's end now (the `taskgate_task_waiters` gauge). */
+  get waiting(): number {
+    return this.#waiting;
   }
 
   /** Tracks the cleanup of a stream (giving its leases up), which shutdown waits for before closing Redis. */

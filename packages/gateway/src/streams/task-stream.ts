@@ -8,7 +8,6 @@ import {
   type StoredResult,
   type StoredTask,
   type TaskEnd,
-  type TaskFollower,
   type TaskWaiter,
   taskExpired,
   type WaitOutcome,
@@ -17,7 +16,7 @@ import { type RequestId, toJsonRpcError } from '@taskgate/protocol';
 import { errorResponse, resultMessage } from '../messages/json-rpc.js';
 import { cancelUnlessResumed } from '../tasks/cancel-call.js';
 import { auditRetrieval, directCallOutcome, terminalOutcome } from '../tasks/task-outcome.js';
-import { carryOutbox } from './carry-outbox.js';
+import { carryOutbox, type OutboxCarrier } from './carry-outbox.js';
 import { HELD_LEASE_MS, openTaskConnection } from './connect-stream.js';
 import { type LoggedStream, newStreamIds } from './logged-stream.js';
 import type { SessionContext } from './stream-context.js';
@@ -32,14 +31,14 @@ export interface TaskStreamTarget {
 }
 
 /** Whether the client understands priming events (empty data): protocol 2025-11-25 and later, as in the SDK. */
-export function understandsPriming(session: SessionRecord): boolean {
+export function understandsPriming(session: Pick<SessionRecord, 'protocolVersion'>): boolean {
   return session.protocolVersion >= '2025-11-25';
 }
 
 /**
  * Answers a POST with a new resumable SSE stream for `target`: its state in Redis, primed with an event id
  * and the `retry` field (transport spec; then `primed` is called), then run until the response is out or the
- * client goes away.
+ * client goes away (see `runTaskStream`: resolves once the stream is set up).
  */
 export async function openTaskStream(
   ctx: SessionContext,
@@ -73,7 +72,9 @@ export async function openTaskStream(
  * while it holds the task's carrier lease (messages with the original progressToken, PRG-1, and for tasks
  * the related-task `_meta`, INP-2), waits for the task to be terminal (RES-2), then logs and writes the
  * response and marks the stream done. A client that goes away leaves a task running (RES-5); a direct call
- * is cancelled unless its stream is resumed, on any pod, within the grace period.
+ * is cancelled unless its stream is resumed, on any pod, within the grace period. Resolves once the stream is
+ * set up: the waiting stream is its `StreamWait` alone (no promise, no suspended frame), counted in the
+ * registry's `waiting`, and the task's end or the connection's runs the rest.
  */
 export async function runTaskStream(
   ctx: SessionContext,
@@ -84,12 +85,29 @@ export async function runTaskStream(
   try {
     const record = target.task ?? (await services.tasks.read(target.taskId));
     // The task's channel and its outbox's are subscribed together; the outcome is acted on once the outbox is carried.
-    const watching = new StreamWait(services.follower, target.taskId, stream).done;
+    const wait = new StreamWait(ctx, stream, target);
     const carrier = record === undefined ? undefined : await carryOutbox(ctx, stream, record, target.kind);
-    const waited = await watching;
+    // Not awaited: the wait's end runs from the follower's call (or the connection's end).
+    wait.carried(record, carrier);
+  } catch (error) {
+    await streamFailed(ctx, stream, target, error);
+    stream.end();
+  }
+}
+
+/** After the wait: acts on the task's end (or the connection's), writes the response, and ends the stream. */
+async function endTaskStream(
+  ctx: SessionContext,
+  stream: LoggedStream,
+  target: TaskStreamTarget,
+  after: { readonly record: StoredTask | undefined; readonly carrier: OutboxCarrier | undefined },
+  waited: WaitOutcome,
+): Promise<void> {
+  const { services } = ctx;
+  try {
     if (waited.kind === 'aborted') {
-      if (target.kind === 'direct' && record !== undefined && !stream.sse.endedByServer) {
-        cancelUnlessResumed(services, record, stream.streamId, streamLogger(ctx, stream, target));
+      if (target.kind === 'direct' && after.record !== undefined && !stream.sse.endedByServer) {
+        cancelUnlessResumed(services, after.record, stream.streamId, streamLogger(ctx, stream, target));
       }
       return;
     }
@@ -100,26 +118,39 @@ export async function runTaskStream(
         ? (carried(target, waited) ?? services.tasks.outcome(ctx.owner, target.taskId, true))
         : undefined;
     outcome?.catch(() => {});
-    await carrier?.drain(waited.kind === 'terminal' && waited.announced === true);
+    await after.carrier?.drain(waited.kind === 'terminal' && waited.announced === true);
     await (target.kind === 'result'
       ? finishResult(ctx, stream, target, waited, outcome)
       : finishDirect(ctx, stream, target, waited));
   } catch (error) {
-    if (isRedisUnavailable(error)) {
-      // Redis did not answer: the stream ends undone, so the client resumes it (Last-Event-ID) and gets every
-      // event it missed once Redis answers again, instead of an error that would end its wait for the result.
-      streamLogger(ctx, stream, target).warn(
-        { err: errorMessage(error) },
-        'task stream interrupted: Redis does not answer',
-      );
-      stream.end(services.options.sseRetryMs);
-      return;
-    }
-    streamLogger(ctx, stream, target).error({ err: errorMessage(error) }, 'task stream failed');
-    await stream.emit(errorResponse(target.rpcId, toJsonRpcError(error)), { done: '1' }).catch(() => false);
+    await streamFailed(ctx, stream, target, error);
   } finally {
     stream.end();
+    services.streams.waitEnded();
   }
+}
+
+/**
+ * A task stream that failed: Redis did not answer (the stream ends undone, so the client resumes it with
+ * Last-Event-ID and gets every event it missed once Redis answers again, instead of an error that would end its
+ * wait for the result), or anything else (its JSON-RPC error is the stream's last event).
+ */
+async function streamFailed(
+  ctx: SessionContext,
+  stream: LoggedStream,
+  target: TaskStreamTarget,
+  error: unknown,
+): Promise<void> {
+  if (isRedisUnavailable(error)) {
+    streamLogger(ctx, stream, target).warn(
+      { err: errorMessage(error) },
+      'task stream interrupted: Redis does not answer',
+    );
+    stream.end(ctx.services.options.sseRetryMs);
+    return;
+  }
+  streamLogger(ctx, stream, target).error({ err: errorMessage(error) }, 'task stream failed');
+  await stream.emit(errorResponse(target.rpcId, toJsonRpcError(error)), { done: '1' }).catch(() => false);
 }
 
 /**
@@ -193,24 +224,31 @@ async function finishDirect(
 const ABORTED: WaitOutcome = { kind: 'aborted' };
 
 /**
- * A task stream's wait for its task's end: the follower's waiter and the stream's end watcher at once, so a
- * waiting stream holds this one entry and its promise (no signal listener, no closure).
+ * A task stream's wait for its task's end: the follower's waiter and the stream's end watcher at once, and
+ * what runs the stream's end (`endTaskStream`) once the outbox is carried (`carried`) and the wait is over.
+ * A waiting stream holds this one entry (no promise, no signal listener, no closure, no suspended frame).
  */
 class StreamWait implements TaskWaiter {
-  readonly done: Promise<WaitOutcome>;
-  readonly #follower: TaskFollower;
-  readonly #taskId: string;
-  #resolve: (outcome: WaitOutcome) => void = () => {};
-  #over = false;
+  readonly #ctx: SessionContext;
+  readonly #stream: LoggedStream;
+  readonly #target: TaskStreamTarget;
+  /** How the wait ended, until the stream was set up (then it runs the end at once). */
+  #outcome: WaitOutcome | undefined;
+  #after: { readonly record: StoredTask | undefined; readonly carrier: OutboxCarrier | undefined } | undefined;
 
-  constructor(follower: TaskFollower, taskId: string, stream: LoggedStream) {
-    this.#follower = follower;
-    this.#taskId = taskId;
-    this.done = new Promise((resolve) => {
-      this.#resolve = resolve;
-    });
-    if (stream.whenEnded(this)) follower.follow(taskId, this);
-    else this.#settle(ABORTED);
+  constructor(ctx: SessionContext, stream: LoggedStream, target: TaskStreamTarget) {
+    this.#ctx = ctx;
+    this.#stream = stream;
+    this.#target = target;
+    if (stream.whenEnded(this)) ctx.services.follower.follow(target.taskId, this);
+    else this.#outcome = ABORTED;
+  }
+
+  /** The stream is set up (its outbox carried): it waits now, counted until its end ran. */
+  carried(record: StoredTask | undefined, carrier: OutboxCarrier | undefined): void {
+    this.#after = { record, carrier };
+    this.#ctx.services.streams.waitBegan();
+    if (this.#outcome !== undefined) this.#run(this.#outcome);
   }
 
   taskEnded(end: TaskEnd): void {
@@ -219,14 +257,20 @@ class StreamWait implements TaskWaiter {
 
   /** The connection ended: the wait is over (`aborted`), and the task no longer followed for it. */
   streamEnded(): void {
-    if (this.#over) return;
-    this.#follower.unfollow(this.#taskId, this);
+    if (this.#outcome !== undefined) return;
+    this.#ctx.services.follower.unfollow(this.#target.taskId, this);
     this.#settle(ABORTED);
   }
 
   #settle(outcome: WaitOutcome): void {
-    if (this.#over) return;
-    this.#over = true;
-    this.#resolve(outcome);
+    if (this.#outcome !== undefined) return;
+    this.#outcome = outcome;
+    if (this.#after !== undefined) this.#run(outcome);
+  }
+
+  #run(outcome: WaitOutcome): void {
+    const after = this.#after;
+    if (after === undefined) return;
+    void endTaskStream(this.#ctx, this.#stream, this.#target, after, outcome);
   }
 }

@@ -1,11 +1,11 @@
-import type { EventBus, TaskFollower, TaskWaiter } from '@taskgate/core';
+import type { TaskFollower, TaskWaiter } from '@taskgate/core';
 
 /**
  * What wakes a loop that waits on a running task and reads it again when woken (the input rounds of
  * 2026-07-28): the task follower (every change of the task, its end, and "read again" after the subscriber
- * reconnected), every arrival in the task's outbox (input requests, progress, logs), and the request's abort.
- * A wake that comes while the loop is reading is kept for its next `next()`. One object per waiting request:
- * the follower's waiter, the outbox listener and the signal's listener at once.
+ * reconnected, and every arrival in the task's outbox: input requests, progress, logs), and the request's
+ * abort. A wake that comes while the loop is reading is kept for its next `next()`. One object per waiting
+ * request: the follower's waiter and the signal's listener at once.
  */
 export class RoundWake implements TaskWaiter {
   readonly #follower: TaskFollower;
@@ -15,7 +15,6 @@ export class RoundWake implements TaskWaiter {
   #resolve: (() => void) | undefined;
   #timer: NodeJS.Timeout | undefined;
   #following = false;
-  #unsubscribe: (() => Promise<void>) | undefined;
 
   constructor(follower: TaskFollower, taskId: string, signal: AbortSignal) {
     this.#follower = follower;
@@ -24,14 +23,14 @@ export class RoundWake implements TaskWaiter {
   }
 
   /**
-   * Follows the task and listens to its outbox; resolves once both subscriptions are live (they leave in one
-   * SUBSCRIBE), so a read after it misses no change.
+   * Follows the task (its changes and its outbox's arrivals, on one channel); resolves once its subscription is
+   * live, so a read after it misses no change.
    */
-  async start(bus: EventBus): Promise<void> {
+  async start(): Promise<void> {
     this.#signal.addEventListener('abort', this, { once: true });
     this.#following = true;
     this.#follower.follow(this.#taskId, this);
-    this.#unsubscribe = await bus.onOutboxArrival(this.#taskId, this.#arrived);
+    await this.#follower.live(this.#taskId);
   }
 
   /**
@@ -51,15 +50,12 @@ export class RoundWake implements TaskWaiter {
     });
   }
 
-  /** Ends the follow, the outbox listener and the signal's listener. */
+  /** Ends the follow and the signal's listener. */
   async stop(): Promise<void> {
     this.#signal.removeEventListener('abort', this);
     clearTimeout(this.#timer);
     if (this.#following) this.#follower.unfollow(this.#taskId, this);
     this.#following = false;
-    const unsubscribe = this.#unsubscribe;
-    this.#unsubscribe = undefined;
-    await unsubscribe?.().catch(() => {});
   }
 
   taskEnded(): void {
@@ -76,7 +72,10 @@ export class RoundWake implements TaskWaiter {
     this.#wake();
   }
 
-  readonly #arrived = (): void => this.#wake();
+  /** An arrival in the task's outbox (input requests, progress, logs). */
+  outboxArrived(): void {
+    this.#wake();
+  }
 
   #wake(): void {
     this.#woken = true;

@@ -14,6 +14,8 @@ export async function recordTaskChannels(fixture: RedisFixture, keys: Keys) {
   const subscriber = fixture.connect();
   const seen = new Map<string, Snapshot[]>();
   subscriber.on('pmessage', (_pattern: string, _channel: string, message: string) => {
+    // The task's channel also announces its outbox's arrivals (their entry ids): only snapshots are kept.
+    if (!message.startsWith('{')) return;
     const snapshot = JSON.parse(message) as Snapshot;
     seen.set(snapshot.taskId, [...(seen.get(snapshot.taskId) ?? []), snapshot]);
   });

@@ -129,7 +129,11 @@ function readAhead(
 
 /** A request's context without the request (see `requestContext`). */
 function sessionContext(ctx: SessionCall): SessionContext {
-  const { services, session, owner, principal, logger } = ctx;
+  const { services, owner, principal, logger } = ctx;
+  // What the stream uses of the record: a waiting stream does not keep the client's capabilities and info.
+  const { sessionId, protocolVersion, principalId } = ctx.session;
+  const session =
+    principalId === undefined ? { sessionId, protocolVersion } : { sessionId, protocolVersion, principalId };
   return principal === undefined
     ? { services, session, owner, logger }
     : { services, session, owner, principal, logger };

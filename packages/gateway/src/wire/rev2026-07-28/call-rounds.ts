@@ -122,7 +122,7 @@ async function settle(
 ): Promise<Settled | 'aborted'> {
   const wake = new RoundWake(ctx.services.follower, taskId, signal);
   try {
-    await wake.start(ctx.services.bus);
+    await wake.start();
     let asked = 0;
     for (;;) {
       if (signal.aborted) return 'aborted';
@@ -158,7 +158,7 @@ async function afterRound(ctx: Rev2026Context, record: StoredTask, signal: Abort
   const wake = new RoundWake(ctx.services.follower, taskId, signal);
   const deadline = Date.now() + TAKE_INPUT_WAIT_MS;
   try {
-    await wake.start(ctx.services.bus);
+    await wake.start();
     for (;;) {
       const task = (await ctx.services.tasks.read(taskId)) ?? record;
       if (task.status !== 'input_required' || signal.aborted || Date.now() >= deadline) return task;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { CatalogKind } from '@taskgate/core';
+import type { CatalogKind, TaskWaiter } from '@taskgate/core';
 import { META_SUBSCRIPTION_ID, type RequestId } from '@taskgate/protocol';
 import { visibleTask } from '../../methods/caller-task.js';
 import type { AnswerChannel } from '../codec.js';
@@ -53,24 +53,31 @@ export async function listen(
   const notify = (method: string, fields: Record<string, unknown> = {}): void => {
     stream.send({ jsonrpc: '2.0', method, params: { ...fields, _meta: meta } });
   };
-  // One read after the other, so a stream never shows a task's older state after a newer one.
+  // One read after the other, so a stream never shows a task's older state after a newer one; a read that
+  // finds the task as the last one sent (the follower's first read, a reconnect) sends nothing.
   let news = Promise.resolve();
-  const taskNews = (taskId: string) => () => {
+  const sent = new Map<string, string>();
+  const taskNews = (taskId: string): void => {
     news = news
       .then(async () => {
         const task = await services.tasks.read(taskId);
         if (task === undefined || !stream.isOpen) return;
         const { resultType: _complete, ...view } = await detailedView(services, task);
+        const shown = JSON.stringify(view);
+        if (sent.get(taskId) === shown) return;
+        sent.set(taskId, shown);
         notify('notifications/tasks', view);
       })
       .catch(() => {});
   };
+  // The tasks are followed through the process's task follower (one subscription per task, however many wait).
+  const followed = tasks.map((task) => new ListenedTask(task.taskId, taskNews));
+  for (const task of followed) services.follower.follow(task.taskId, task);
   const unsubscribes = await Promise.all([
     ...honoured.map((filter) => services.bus.onCatalogChange(filter.kind, () => notify(filter.method))),
     ...(uris.size === 0
       ? []
       : [services.bus.onResourceUpdated((uri) => uris.has(uri) && notify('notifications/resources/updated', { uri }))]),
-    ...tasks.map((task) => services.bus.onTaskChange(task.taskId, taskNews(task.taskId))),
   ]);
   const stopInterest = await holdInterest(ctx, uris);
   const acknowledged: Record<string, unknown> = Object.fromEntries(honoured.map((filter) => [filter.flag, true]));
@@ -81,10 +88,38 @@ export async function listen(
     method: 'notifications/subscriptions/acknowledged',
     params: { _meta: meta, notifications: acknowledged },
   });
-  // Then each followed task as it is now: what changed before the stream opened is not lost to the client.
-  for (const task of tasks) taskNews(task.taskId)();
+  // Then each followed task as it is now: what changed before the stream opened is not lost to the client. The
+  // follower's news of a task count from here on (its first read, a change); the read below is after them.
+  for (const task of followed) task.acknowledged();
+  for (const task of tasks) taskNews(task.taskId);
   if (stream.isOpen) await new Promise<void>((resolve) => stream.signal.addEventListener('abort', () => resolve()));
+  for (const task of followed) services.follower.unfollow(task.taskId, task);
   await Promise.all([...unsubscribes, stopInterest].map((unsubscribe) => unsubscribe().catch(() => {})));
+}
+
+/**
+ * One task a listen stream follows: every change the follower tells of (its status or status message, its end,
+ * or "read again" after the subscriber reconnected) is read and sent, once the stream acknowledged its filter.
+ */
+class ListenedTask implements TaskWaiter {
+  #acknowledged = false;
+
+  constructor(
+    readonly taskId: string,
+    private readonly news: (taskId: string) => void,
+  ) {}
+
+  acknowledged(): void {
+    this.#acknowledged = true;
+  }
+
+  taskChanged(): void {
+    if (this.#acknowledged) this.news(this.taskId);
+  }
+
+  taskEnded(): void {
+    if (this.#acknowledged) this.news(this.taskId);
+  }
 }
 
 /**
