@@ -46,7 +46,6 @@ export const FAST_TESTS: readonly string[] = [
   'test/architecture/imports.test.ts',
   'test/architecture/redis-ownership.test.ts',
   'test/architecture/test-tiers.test.ts',
-  'test/bench/linearizability.test.ts',
   'test/docs/pages.test.ts',
   'test/docs/reference-tables.test.ts',
   'test/requirements/coverage.test.ts',

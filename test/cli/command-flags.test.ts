@@ -42,7 +42,8 @@ describe('taskgate dev with REDIS_URL and TASKGATE_CURSOR_SECRET', () => {
     try {
       const [, url] = await waitForOutput(dev, /MCP endpoint\s+(http:\/\/\S+\/mcp)/, 60_000);
       const [, admin] = await waitForOutput(dev, /admin\s+(http:\/\/\S+\/admin\/)/);
-      expect(dev.output()).toContain('"msg":"admin listener listening"');
+      // Log lines and the banner reach the pipe on their own paths: the line may follow the banner.
+      await waitForOutput(dev, /"msg":"admin listener listening"/);
       expect(new URL(admin as string).port).toBe(String(adminPort));
       const api = `${new URL(admin as string).origin}/admin/api/tasks`;
       const allowed = await fetch(api, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } });

@@ -67,7 +67,10 @@ export class TaskTrail {
     if (finisher != null) {
       entries.push({ at: Number(lastUpdatedAt), event: 'finished', pod: finisher, ...(status != null && { status }) });
     }
-    return entries.sort((a, b) => a.at - b.at);
+    // Created first and finished last whatever their clocks say: a late progress entry or a clock a
+    // millisecond apart must not show a task acting after its end.
+    const rank = (entry: TrailEntry): number => (entry.event === 'created' ? 0 : entry.event === 'finished' ? 2 : 1);
+    return entries.sort((a, b) => rank(a) - rank(b) || a.at - b.at);
   }
 }
 

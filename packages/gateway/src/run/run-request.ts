@@ -68,6 +68,27 @@ async function runRequest<S>(
   request: JsonRpcRequest,
   logger: Logger,
 ): Promise<void> {
+  let decide = (): void => {};
+  const undecided = new Promise<void>((resolve) => {
+    decide = resolve;
+  });
+  try {
+    return await answerRequest(services, revision, headers, res, caller, request, logger, undecided);
+  } finally {
+    decide();
+  }
+}
+
+async function answerRequest<S>(
+  services: S & RunnerServices,
+  revision: Revision<S>,
+  headers: WireHeaders,
+  res: Response,
+  caller: Caller,
+  request: JsonRpcRequest,
+  logger: Logger,
+  undecided: Promise<void>,
+): Promise<void> {
   const { id, method } = request;
   const { metrics } = services;
   const started = performance.now();
@@ -82,7 +103,12 @@ async function runRequest<S>(
     if (operation !== undefined) await services.rateLimits.consume(operation, wire.owner, wire.logger);
     // A place among the owner's open streams is taken before a call that may answer as a stream starts (a
     // direct call refused afterwards would run with nobody to answer).
-    if (wire.mayStream) release = takeStreamPlace(services.streamQuota, wire);
+    if (wire.mayStream) {
+      release = takeStreamPlace(services.streamQuota, wire);
+      // Undecided until it answered or opened its stream: a drain waits for it before it counts the open
+      // streams, rather than closing a connection whose call is running.
+      services.streams.deciding(undecided);
+    }
     answer = await wire.run(channel);
   } catch (error) {
     release?.();
