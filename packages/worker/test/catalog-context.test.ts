@@ -134,6 +134,12 @@ describe('catalog and context', () => {
       'InputWaitError: No answer arrived in time',
     ]);
     // Only the allowed form elicitation went out (and timed out); the refused ones never touched the task.
+    // The channel's last message may reach the recorder after the record was read as completed.
+    await until(
+      async () => (channels.statuses(taskId).at(-1) === 'completed' ? true : undefined),
+      10_000,
+      'completed on the channel',
+    );
     expect(channels.statuses(taskId)).toEqual(['input_required', 'working', 'completed']);
     const requests = await new TaskOutbox({ redis: gateway.redis, keys: gateway.keys }).read(taskId);
     expect(requests.map((entry) => entry.message.type === 'request' && entry.message.method)).toEqual([

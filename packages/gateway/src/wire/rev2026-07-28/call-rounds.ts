@@ -105,9 +105,10 @@ type Settled = { readonly task: StoredTask } | { readonly task: StoredTask; read
 
 /**
  * A tool may ask several things at once: a round goes out once no new request came for this long (ms). A
- * quiet period after an arrival, not a poll: nothing is read again unless a request arrived.
+ * quiet period after an arrival, not a poll: nothing is read again unless a request arrived. Long enough for
+ * the requests of one `Promise.all` to arrive on a busy worker; short beside a person answering.
  */
-const QUIET_MS = 30;
+const QUIET_MS = 100;
 
 /**
  * Until the record is terminal, or waits for input it has asked for. Woken by the task follower (its status
