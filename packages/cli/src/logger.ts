@@ -1,4 +1,6 @@
+import { isMainThread } from 'node:worker_threads';
 import { type DestinationStream, type Logger as PinoLogger, pino } from 'pino';
+import { batchedStdout } from './log-destination.js';
 
 /**
  * Paths censored wherever they appear, as a second line of defence: gateways log a fixed set of fields and
@@ -69,6 +71,7 @@ export function censored<T>(value: T, above: readonly string[] = []): T {
  * name and pid; requests and jobs add their ids through child loggers. REDACTED_PATHS are censored in every
  * entry and every child's bindings by a walk of the entry's own keys (a few microseconds), not by pino's
  * `redact`, whose wildcard paths cost about 40 times the rest of an entry (each audit entry paid it).
+ * Stdout gets the lines of one turn of the event loop in one write (`log-destination.ts`).
  */
 export function createLogger(level: string, name: string, destination?: DestinationStream): PinoLogger {
   const options = {
@@ -77,7 +80,8 @@ export function createLogger(level: string, name: string, destination?: Destinat
     base: { pid: process.pid },
     formatters: { log: (entry: Record<string, unknown>) => censored(entry) },
   };
-  const logger = destination === undefined ? pino(options) : pino(options, destination);
+  const to = destination ?? (isMainThread ? batchedStdout() : undefined);
+  const logger = to === undefined ? pino(options) : pino(options, to);
   // pino's bindings formatter applies to the root's only; every child (and theirs: they inherit this method)
   // has its bindings censored here, once, when it is made.
   const child = logger.child;

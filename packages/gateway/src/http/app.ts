@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorMessage, isRedisUnavailable, isReplicationTimeout, Keys, type Logger } from '@taskgate/core';
 import { ErrorCode } from '@taskgate/protocol';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
@@ -6,6 +7,7 @@ import { createAuthenticator } from '../auth/auth.js';
 import { AuthError, type Caller } from '../auth/caller.js';
 import { PROTECTED_RESOURCE_WELL_KNOWN, protectedResourceHandler } from '../auth/protected-resource.js';
 import { HttpError, requestMethodOf, sendHttpError } from '../messages/http-error.js';
+import type { GatewayMetrics } from '../ops/gateway-metrics.js';
 import { streamLimitHttpError } from '../ops/stream-quota.js';
 import { traceMcpRequest } from '../ops/trace-request.js';
 import type { RunnerServices } from '../run/run-request.js';
@@ -16,7 +18,7 @@ import { requireSession } from '../wire/rev2025-11-25/session.js';
 import type { RevisionServices } from '../wire/revisions.js';
 import { drainGuard, type Readiness } from './drain.js';
 import { hostOriginGuard, requireAccept } from './guards.js';
-import { observeHttp } from './observe-http.js';
+import { countResponse, observeHttp } from './observe-http.js';
 import { postHandler } from './post.js';
 
 /** What the HTTP layer uses: the runner's and the codecs' services, and the session's GET stream. */
@@ -153,13 +155,8 @@ export function buildApp(services: AppServices, readiness: Readiness): Express {
     hostOriginGuard(options),
   ];
   const postMcp = mcp(post);
-  // The request every task makes twice, a POST to the MCP path spelt exactly, runs its guards and handler
-  // directly, as the routes below would: the router's walk over every route cost more than the guards.
-  app.use((req, res, next) => {
-    if (req.method !== 'POST' || req.path !== options.path) {
-      next();
-      return;
-    }
+  /** The guards, then the handler: what the routes below do for a POST to the MCP path. */
+  const runPost = (req: Request, res: Response, next: NextFunction): void => {
     let index = 0;
     const step = (error?: unknown): void => {
       const guard = guards[index++];
@@ -168,6 +165,11 @@ export function buildApp(services: AppServices, readiness: Readiness): Express {
       else guard(req, res, step);
     };
     step();
+  };
+  // Mounted in another app, or a URL the fast dispatch below leaves to the router: the same, one route earlier.
+  app.use((req, res, next) => {
+    if (req.method !== 'POST' || req.path !== options.path) next();
+    else runPost(req, res, next);
   });
   app.use(options.path, ...guards);
   // Express would answer HEAD with the GET handler: a HEAD would open (and hold the lease of) a session stream.
@@ -177,9 +179,46 @@ export function buildApp(services: AppServices, readiness: Readiness): Express {
   app.delete(options.path, mcp(remove));
   app.all(options.path, methodNotAllowed);
   // Last resort: nothing thrown anywhere may take the process down or leave a request hanging.
-  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+  const unhandled = (error: unknown, _req: Request, res: Response, _next: NextFunction): void => {
     services.logger.error({ err: errorMessage(error) }, 'unhandled error');
     sendHttpError(res, new HttpError(500, ErrorCode.InternalError, 'Internal error'));
-  });
+  };
+  app.use(unhandled);
+  dispatchPostsDirectly(app, metrics, options.path, (req, res) =>
+    runPost(req, res, (error?: unknown) => unhandled(error, req, res, () => {})),
+  );
   return app;
+}
+
+/**
+ * The request every task makes twice, a POST to the MCP path spelt exactly (a query string allowed), skips
+ * express's router: the app's own dispatch gives it express's request and response as the router would and
+ * runs `post` (guards, then the handler), counted as route `mcp`. The router's walk over every route and its
+ * URL parsing cost more than the guards. Every other request, and the app mounted in another, is the router's.
+ */
+function dispatchPostsDirectly(
+  app: Express,
+  metrics: GatewayMetrics,
+  path: string,
+  post: (req: Request, res: Response) => void,
+): void {
+  const dispatch = app as unknown as {
+    handle(req: IncomingMessage, res: ServerResponse, callback?: unknown): void;
+  };
+  const routed = dispatch.handle;
+  dispatch.handle = function handle(this: unknown, req, res, callback) {
+    const url = req.url ?? '';
+    const exact = url.startsWith(path) && (url.length === path.length || url.charCodeAt(path.length) === 63); // '?'
+    if (callback !== undefined || req.method !== 'POST' || !exact) {
+      routed.call(this, req, res, callback);
+      return;
+    }
+    const request = Object.setPrototypeOf(req, app.request) as Request;
+    const response = Object.setPrototypeOf(res, app.response) as Response;
+    request.res = response;
+    response.req = request;
+    response.locals ??= Object.create(null);
+    countResponse(metrics, request, response, 'mcp');
+    post(request, response);
+  };
 }

@@ -32,6 +32,45 @@ function bodyError(error: unknown, limit: number): HttpError {
   return new HttpError(400, ErrorCode.ParseError, 'Parse error: the body could not be read');
 }
 
+/**
+ * True for a body the plain reader takes: its length declared, within the limit, neither chunked nor
+ * content-encoded, UTF-8 (no charset, or utf-8). Anything else (undefined) goes through express's reader, which
+ * inflates, decodes other charsets and answers what is too large or unsupported.
+ */
+function isPlainBody(req: Request, limit: number): boolean {
+  const { headers } = req;
+  if (headers['content-encoding'] !== undefined || headers['transfer-encoding'] !== undefined) return false;
+  const declared = headers['content-length'];
+  if (declared === undefined || !/^\d{1,15}$/.test(declared) || Number(declared) > limit) return false;
+  const type = headers['content-type'] ?? '';
+  const semicolon = type.indexOf(';');
+  return semicolon < 0 || /^\s*charset\s*=\s*"?utf-8"?\s*$/i.test(type.slice(semicolon + 1));
+}
+
+/**
+ * A body whose length Node's HTTP parser holds to its Content-Length, read whole and decoded as UTF-8 (a
+ * byte-order mark dropped, as express's reader does); rejects when the client goes away first.
+ */
+function readPlain(req: Request): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const onData = (chunk: Buffer): void => {
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      req.off('data', onData);
+      req.off('error', reject);
+      const text = (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString('utf8');
+      resolve(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    };
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', reject);
+    // 'close' follows 'end' (then it changes nothing) or comes without it: the client went away.
+    req.once('close', () => reject(new Error('the request closed before its body was read')));
+  });
+}
+
 /** One JSON-RPC message from a body: -32700 for anything but JSON, -32600 for JSON that is not a message. */
 function parseBody(raw: unknown, res: Response): JsonRpcMessage {
   if (typeof raw !== 'string' || raw.trim() === '') {
@@ -74,10 +113,18 @@ export function postHandler(services: RunnerServices & RevisionServices) {
   return async (req: Request, res: Response, caller: Caller, logger: Logger): Promise<void> => {
     requireAccept(req, ['application/json', 'text/event-stream']);
     requireJsonContentType(req);
-    await run(readBody, req, res).catch((error: unknown) => {
-      throw bodyError(error, services.options.bodyLimitBytes);
-    });
-    const message = parseBody(req.body, res);
+    const limit = services.options.bodyLimitBytes;
+    const body = isPlainBody(req, limit)
+      ? await readPlain(req).catch((error: unknown) => {
+          throw bodyError(error, limit);
+        })
+      : await run(readBody, req, res).then(
+          () => req.body as unknown,
+          (error: unknown) => {
+            throw bodyError(error, limit);
+          },
+        );
+    const message = parseBody(body, res);
     describeMessage(message);
     // Revision 2026-07-28: no session, what initialize negotiated travels in each request's _meta.
     return runMessage(services, revisionOf(req.headers, message), req.headers, res, caller, message, logger);

@@ -17,6 +17,8 @@ const addFormats = ajvFormats.default as unknown as (ajv: Ajv2020) => Ajv2020;
 export class ArgumentValidator {
   readonly #ajv: Ajv2020;
   readonly #cache = new Map<string, ValidateFunction>();
+  /** The validator of a schema object seen before (the catalog hands out the same entry while it caches it). */
+  readonly #bySchema = new WeakMap<object, ValidateFunction>();
   readonly #maxCached: number;
 
   constructor(maxCached = 1000) {
@@ -34,6 +36,16 @@ export class ArgumentValidator {
   }
 
   #validator(tool: Tool): ValidateFunction {
+    const schema = tool.inputSchema as object;
+    const known = this.#bySchema.get(schema);
+    if (known !== undefined) return known;
+    const validate = this.#compiled(tool);
+    this.#bySchema.set(schema, validate);
+    return validate;
+  }
+
+  /** The validator of the schema's text: compiled once per digest (a tool's schema re-read, or another's alike). */
+  #compiled(tool: Tool): ValidateFunction {
     const source = JSON.stringify(tool.inputSchema);
     const key = createHash('sha256').update(source).digest('base64url');
     let validate = this.#cache.get(key);

@@ -52,7 +52,13 @@ export class ResponseChannel implements AnswerChannel {
   /** Sends the response (with its HTTP status while it is still JSON). */
   finish(status: number, body: Record<string, unknown>): void {
     if (this.#stream === undefined) {
-      this.res.status(status).json(body);
+      // What express's `json` sends (the same headers), in one write: a string body leaves with the headers,
+      // where express's Buffer went out as a second chunk (one `writev` of two).
+      const text = JSON.stringify(body);
+      this.res.statusCode = status;
+      this.res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      this.res.setHeader('Content-Length', Buffer.byteLength(text));
+      this.res.end(text);
       return;
     }
     this.#stream.send(body);
