@@ -3,7 +3,9 @@
  * (and the settings declarations); test/deploy/chart-docs.test.ts fails when either is out of date.
  * Run: node --conditions=taskgate-source --import tsx scripts/chart-docs.ts
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { CHART_DIR, valuesSchema, valuesTable } from './lib/chart-values.js';
 
 export const TABLE_START = '<!-- values-table:start (scripts/chart-docs.ts) -->';
@@ -24,7 +26,16 @@ export function schemaText(): string {
 }
 
 if (process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].replace(/^.*scripts\//, 'scripts/'))) {
-  writeFileSync(new URL('values.schema.json', CHART_DIR), schemaText());
+  const schemaFile = fileURLToPath(new URL('values.schema.json', CHART_DIR));
+  writeFileSync(schemaFile, schemaText());
+  // The file is checked by the project's formatter (`npx biome check .`): written in its layout.
+  execFileSync(
+    fileURLToPath(new URL('../node_modules/.bin/biome', import.meta.url)),
+    ['format', '--write', schemaFile],
+    {
+      stdio: 'ignore',
+    },
+  );
   const readme = new URL('README.md', CHART_DIR);
   writeFileSync(readme, withTable(readFileSync(readme, 'utf8')));
 }
