@@ -8,6 +8,7 @@
  * Redis Cluster and prints a table of its own, a column per shard; writes everything as JSON under bench/results/. Exits non-zero when a figure is missing
  * or not sane (a missed target is reported, not an error). Every process it started is stopped by pid.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -17,13 +18,15 @@ import { ProcessSet } from './lib/processes.js';
 import { profilesIn, renderTop, topSelfTime } from './lib/profile.js';
 import { info } from './lib/redis-stats.js';
 import { type BenchResults, buildRows, renderTable, sanityProblems } from './lib/report.js';
+import { buildBeforeRows, renderBeforeTable } from './lib/report-before.js';
 import { buildCapacityRows, gbPerMillionTasks, renderCapacityTable } from './lib/report-capacity.js';
 import { buildShardRows, renderShardTable, type ShardRow } from './lib/report-shards.js';
 import { startAnchor } from './systems/anchor.js';
 import { startBullmq } from './systems/bullmq.js';
 import { fastmcpVersions, startFastmcp } from './systems/fastmcp.js';
 import type { Subject } from './systems/mcp-subject.js';
-import { startTaskgate } from './systems/taskgate.js';
+import { startTaskgate, type TaskgateSystem } from './systems/taskgate.js';
+import { type BeforeTree, prepareBefore, startBefore } from './systems/taskgate-before.js';
 import { type ShardedTaskgate, startTaskgateCluster, startTaskgateSingle } from './systems/taskgate-cluster.js';
 import { runLatency, runThroughput } from './workloads/latency.js';
 import { runListPages } from './workloads/list-pages.js';
@@ -90,7 +93,11 @@ async function runSingleBesideCluster(
   return { f: { single, cluster, sharded }, redis };
 }
 
-async function runAll(config: BenchConfig, processes: ProcessSet): Promise<{ results: BenchResults; redis: string }> {
+async function runAll(
+  config: BenchConfig,
+  processes: ProcessSet,
+  beforeTree: BeforeTree | undefined,
+): Promise<{ results: BenchResults; redis: string }> {
   const results: BenchResults = {};
   let redis = 'unknown';
   // f first, on systems of its own, before anything else loads the machine.
@@ -102,8 +109,11 @@ async function runAll(config: BenchConfig, processes: ProcessSet): Promise<{ res
   say(
     `starting: taskgate (${config.gateways} gateway, ${config.workers} worker process(es))${needsFloor ? ', raw BullMQ' : ''}${needsAnchor ? ', anchor' : ''}${needsFastmcp ? ', FastMCP+Docket' : ''}`,
   );
-  const [taskgate, bullmq, anchor, fastmcp] = await Promise.all([
+  // --before: the earlier commit's taskgate runs in a and b only, stopped before the rest.
+  const runsBefore = beforeTree !== undefined && needsAnchor;
+  const [taskgate, before, bullmq, anchor, fastmcp] = await Promise.all([
     startTaskgate(config, processes, root),
+    runsBefore ? startBefore(config, processes, beforeTree) : Promise.resolve(undefined),
     needsFloor ? startBullmq(config, processes, root) : Promise.resolve(undefined),
     needsAnchor ? startAnchor(processes, root) : Promise.resolve(undefined),
     needsFastmcp ? startFastmcp(config, processes, root) : Promise.resolve(undefined),
@@ -111,9 +121,11 @@ async function runAll(config: BenchConfig, processes: ProcessSet): Promise<{ res
   redis = (await info(taskgate.redis, 'server')).redis_version ?? redis;
   // The official SDK client (BullMQ: its own producer), then the lean load generator.
   const subjects: Subject[] = [taskgate.subject];
+  if (before !== undefined) subjects.push(before.subject);
   if (bullmq !== undefined) subjects.push(bullmq.subject);
   if (anchor !== undefined) subjects.push(anchor.subject);
   const leanSubjects: Subject[] = [taskgate.lean];
+  if (before !== undefined) leanSubjects.push(before.lean);
   if (anchor !== undefined) leanSubjects.push(anchor.lean);
   if (fastmcp !== undefined) leanSubjects.push(fastmcp.lean);
 
@@ -130,6 +142,7 @@ async function runAll(config: BenchConfig, processes: ProcessSet): Promise<{ res
     results.bLean = await runThroughput(leanSubjects, config);
   }
   await anchor?.process.stop();
+  if (before !== undefined) await stopSystem(before);
   if (config.only.has('e') && bullmq !== undefined) {
     say(`e. Redis cost per task (${config.costTasks} tasks at 50 in flight)`);
     const tg = await runRedisCost(taskgate.lean, taskgate.redis, config.costTasks, taskgate.redisServer.pid);
@@ -170,6 +183,13 @@ async function runAll(config: BenchConfig, processes: ProcessSet): Promise<{ res
   return { results, redis };
 }
 
+/** A taskgate's processes and Redis, stopped before the next workload (its clients close with the rest). */
+async function stopSystem(system: TaskgateSystem): Promise<void> {
+  await Promise.all([...system.gateways, ...system.workers].map((proc) => proc.stop()));
+  system.redis.disconnect();
+  await system.redisServer.stop();
+}
+
 // undici's fetch (under the SDK client) removes its abort listener from the transport's shared signal only
 // when a request is garbage-collected, so a long run trips Node's listener-leak warning. It is noise here.
 process.removeAllListeners('warning');
@@ -206,8 +226,11 @@ async function main(): Promise<number> {
   const loadAtStart = loadavg()[0] ?? 0;
   let failed = true;
   try {
-    const { results, redis } = await runAll(config, processes);
+    const beforeTree = config.before === undefined ? undefined : prepareBefore(root, config.before);
+    const after = execFileSync('git', ['-C', root, 'describe', '--always', '--dirty'], { encoding: 'utf8' }).trim();
+    const { results, redis } = await runAll(config, processes, beforeTree);
     const rows = buildRows(results);
+    const beforeRows = beforeTree === undefined ? [] : buildBeforeRows(results);
     const shardRows: ShardRow[] =
       results.f === undefined ? [] : buildShardRows(results.f.single, results.f.cluster, results.f.sharded);
     const capacityRows = buildCapacityRows(results);
@@ -215,6 +238,7 @@ async function main(): Promise<number> {
       ...(rows.length > 0 ? [renderTable(rows)] : []),
       ...(capacityRows.length > 0 ? [renderCapacityTable(capacityRows, gbPerMillionTasks(results))] : []),
       ...(results.f === undefined ? [] : [renderShardTable(shardRows, results.f.cluster)]),
+      ...(beforeTree === undefined ? [] : [renderBeforeTable(beforeRows, beforeTree.sha.slice(0, 7), after)]),
     ];
     const cpu = cpus();
     const machine = {
@@ -256,6 +280,7 @@ async function main(): Promise<number> {
       rows,
       ...(capacityRows.length > 0 && { capacityRows }),
       ...(shardRows.length > 0 && { shardRows }),
+      ...(beforeTree !== undefined && { before: { commit: beforeTree.sha, after, rows: beforeRows } }),
       ...(profiles.length > 0 && { profiles }),
       problems,
     };

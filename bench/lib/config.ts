@@ -50,11 +50,13 @@ export interface BenchConfig {
   readonly profileDir?: string;
   /** Where the JSON result goes. */
   readonly outDir: string;
+  /** An earlier commit (any git ref) run beside this checkout in a and b, for the before/after table. */
+  readonly before?: string;
 }
 
 export const USAGE = `usage: bash scripts/bench [--quick] [--gateways N] [--workers N] [--concurrency N]
                          [--waiters N] [--list-sizes 1000,100000,1000000] [--only a,b,c,d,e,f] [--cluster]
-                         [--fastmcp | --no-fastmcp] [--profile] [--out DIR]
+                         [--fastmcp | --no-fastmcp] [--profile] [--before REF] [--out DIR]
 
   --quick        small counts (CI): checks only that every figure is produced and sane
   --gateways N   taskgate gateway processes (default 1; more go behind a round-robin proxy)
@@ -67,7 +69,9 @@ export const USAGE = `usage: bash scripts/bench [--quick] [--gateways N] [--work
   --fastmcp      run FastMCP+Docket (the distributed peer) in a, b and e; on by default, off with --quick
   --no-fastmcp   leave FastMCP+Docket out
   --profile      CPU profile of every gateway and worker process (node --cpu-prof) into the results
-                 folder; prints the top 10 functions by self time of each`;
+                 folder; prints the top 10 functions by self time of each
+  --before REF   also run the commit REF's taskgate (unpacked under .tools/bench-before/) in a and b, and print
+                 a before/after table: its figures beside this checkout's, measured in the same run`;
 
 const positiveInt = (name: string, raw: string | undefined, fallback: number): number => {
   if (raw === undefined) return fallback;
@@ -93,6 +97,7 @@ export function parseConfig(argv: readonly string[], rootDir: string): BenchConf
       fastmcp: { type: 'boolean' },
       'no-fastmcp': { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
+      before: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -137,5 +142,6 @@ export function parseConfig(argv: readonly string[], rootDir: string): BenchConf
     fastmcpCostTasks: quick ? 100 : 250,
     ...(values.profile === true && { profileDir: `${outDir}/profiles` }),
     outDir,
+    ...(values.before !== undefined && { before: values.before }),
   };
 }

@@ -114,15 +114,21 @@ export async function startTaskgateProcesses(
 /**
  * Starts taskgate as separate processes, from sources, on a private redis-server: gateways and workers
  * configured by environment variables and left at their defaults (log level info, pollInterval 1 s, 100 active
- * tasks per owner), with the bench's `noop` tool.
+ * tasks per owner), with the bench's `noop` tool. `root` is the tree whose sources run (this checkout, or an
+ * earlier commit's: bench/systems/taskgate-before.ts); `name` names the subject in the results.
  */
-export async function startTaskgate(config: BenchConfig, processes: ProcessSet, root: string): Promise<TaskgateSystem> {
+export async function startTaskgate(
+  config: BenchConfig,
+  processes: ProcessSet,
+  root: string,
+  name = 'taskgate',
+): Promise<TaskgateSystem> {
   const redisServer = await startRedisServer();
-  processes.add('taskgate redis-server', () => redisServer.stop());
+  processes.add(`${name} redis-server`, () => redisServer.stop());
   const redis = new Redis(redisServer.url, { maxRetriesPerRequest: null });
-  processes.add('taskgate admin connection', async () => void (await redis.quit().catch(() => redis.disconnect())));
+  processes.add(`${name} admin connection`, async () => void (await redis.quit().catch(() => redis.disconnect())));
   // An empty cluster setting: one server, whatever the bench's own environment says.
   const redisEnv = { REDIS_URL: redisServer.url, TASKGATE_REDIS_CLUSTER_NODES: '' };
-  const started = await startTaskgateProcesses(config, processes, root, redisEnv, [redisServer.pid]);
+  const started = await startTaskgateProcesses(config, processes, root, redisEnv, [redisServer.pid], name);
   return { redisServer, redis, keys: new Keys('tg'), ...started };
 }
