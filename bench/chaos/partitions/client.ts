@@ -3,7 +3,7 @@
  * the bridge, so a gateway cut from Redis still gets requests) and do one operation at a time — create a task,
  * `tasks/get`, `tasks/list`, `tasks/cancel`, `tasks/result` — on the tasks of their principal, which the lanes of
  * that principal share. Every fourth lane speaks revision 2026-07-28 instead (stateless: create, `tasks/get`,
- * `tasks/update` answering `part_ask`'s question, `tasks/cancel`) on the same tasks. Every operation goes to the
+ * `tasks/update` answering a `part_ask` question it has read, `tasks/cancel`) on the same tasks. Every operation goes to the
  * history with what it saw; nothing is retried (a new operation is a new entry), so an answer that never came is
  * recorded as ambiguous.
  */
@@ -38,7 +38,10 @@ const MIX_2026: ReadonlyArray<[OpKind, number]> = [
   ['update', 0.2],
   ['cancel', 0.15],
 ];
+/** The questions (part_ask tasks) a 2026-07-28 lane leaves unanswered at most at once. */
+const ASKING_MAX = 8;
 const STATUSES = new Set(['working', 'input_required', 'completed', 'failed', 'cancelled']);
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
 interface Known {
   readonly taskId: string;
@@ -154,28 +157,41 @@ async function rev2026Lane(plan: ClientPlan, index: number, pool: Pool, nextValu
   const gateway = index % plan.urls.length;
   const url = plan.urls[gateway] as string;
   const token = plan.tokens[index % plan.tokens.length] as string;
+  // This lane's part_ask tasks: `asked` not yet seen asking (read again in turn), `questions` seen asking and not
+  // answered yet (an update answers the oldest). A lane has at most ASKING_MAX of them at once: a question
+  // holds a worker's slot until it is answered, and a client answers only what it was asked.
+  const asked: Known[] = [];
+  const questions: Known[] = [];
   while (Date.now() < plan.until) {
-    const target = pool[Math.floor(random() * pool.length)];
-    const kind: OpKind = target === undefined ? 'create' : pick(random(), MIX_2026);
+    const drawnTarget = pool[Math.floor(random() * pool.length)];
+    const kind: OpKind = drawnTarget === undefined ? 'create' : pick(random(), MIX_2026);
+    const readsAsked = kind === 'get' && asked.length > 0 && random() < 0.5;
+    const target = (kind === 'update' ? questions.shift() : readsAsked ? asked.shift() : undefined) ?? drawnTarget;
     const invoke = plan.history.now();
     let op: Omit<Op, 'invoke' | 'complete' | 'process' | 'gateway'>;
-    if (kind === 'create') {
+    if (kind === 'create' || target === undefined) {
       const n = nextValue();
-      const tool = random() < 0.5 ? 'part_ask' : 'part_echo';
+      const tool = random() < 0.5 && asked.length + questions.length < ASKING_MAX ? 'part_ask' : 'part_echo';
       const args = { value: n, ms: 100 + Math.floor(random() * 1500) };
       const seen = rev2026Created(
         await rev2026Post(url, token, 'tools/call', { name: tool, arguments: args }, TIMEOUT_MS),
       );
       const expect = tool === 'part_ask' ? `${echoOf(n)} ${ANSWER_WORD}` : echoOf(n);
-      op = { kind, tool, expect, ...seen };
+      op = { kind: 'create', tool, expect, ...seen };
       if (seen.taskId !== undefined) {
-        pool.push({ taskId: seen.taskId, tool, expect });
+        const known = { taskId: seen.taskId, tool, expect };
+        pool.push(known);
         if (pool.length > 40) pool.shift();
+        if (tool === 'part_ask') asked.push(known);
       }
     } else {
-      const taskId = (target as Known).taskId;
+      const taskId = target.taskId;
       const params = kind === 'update' ? { taskId, inputResponses: rev2026Answer() } : { taskId };
       op = { kind, taskId, ...rev2026Read(kind, await rev2026Post(url, token, `tasks/${kind}`, params, TIMEOUT_MS)) };
+      if (readsAsked) {
+        if (op.status === 'input_required') questions.push(target);
+        else if (op.status === undefined || !TERMINAL.has(op.status)) asked.push(target);
+      }
     }
     plan.history.record({
       ...op,

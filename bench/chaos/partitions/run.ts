@@ -62,47 +62,40 @@ async function readBack(cluster: PartitionCluster, history: HistoryWriter, ops: 
     }
     return undefined;
   };
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    for (let i = next++; i < created.length; i = next++) {
-      const taskId = (created[i] as Op).taskId as string;
-      const p = principalOf.get(taskId) as number;
-      for (;;) {
-        const sessionId = await session(p);
-        const id = rpc++;
-        const invoke = history.now();
-        const answer = await exchange(url, {
-          method: 'POST',
-          headers: headers(sessionId, auth(p)),
-          body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tasks/get', params: { taskId } }),
-          signal: AbortSignal.timeout(5000),
-        });
-        const response = responseTo(answer.messages, id);
-        const status =
-          typeof response?.result?.status === 'string'
-            ? response.result.status
-            : response?.error?.code === -32602
-              ? 'unknown'
-              : undefined;
-        const last = Date.now() > until || (status !== undefined && (TERMINAL.has(status) || status === 'unknown'));
-        history.record({
-          process: 'final',
-          kind: last ? 'final' : 'get',
-          taskId,
-          invoke,
-          complete: history.now(),
-          ...(status !== undefined
-            ? { outcome: 'ok', status: status as Op['status'] }
-            : { outcome: 'info', error: `HTTP ${answer.status}` }),
-        } as Op);
-        if (answer.status === 404) sessions.delete(p);
-        if (last) break;
-        if (status === 'input_required') await answerQuestion(taskId);
-        await sleep(500);
-      }
-    }
+  /** One read of a task; recorded as its final read when it is terminal (or unknown), or when `last`. */
+  const read = async (taskId: string, last: boolean): Promise<string | undefined> => {
+    const p = principalOf.get(taskId) as number;
+    const sessionId = await session(p);
+    const id = rpc++;
+    const invoke = history.now();
+    const answer = await exchange(url, {
+      method: 'POST',
+      headers: headers(sessionId, auth(p)),
+      body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tasks/get', params: { taskId } }),
+      signal: AbortSignal.timeout(5000),
+    });
+    const response = responseTo(answer.messages, id);
+    const status =
+      typeof response?.result?.status === 'string'
+        ? response.result.status
+        : response?.error?.code === -32602
+          ? 'unknown'
+          : undefined;
+    const settled = status !== undefined && (TERMINAL.has(status) || status === 'unknown');
+    history.record({
+      process: 'final',
+      kind: last || settled ? 'final' : 'get',
+      taskId,
+      invoke,
+      complete: history.now(),
+      ...(status !== undefined
+        ? { outcome: 'ok', status: status as Op['status'] }
+        : { outcome: 'info', error: `HTTP ${answer.status}` }),
+    } as Op);
+    if (answer.status === 404) sessions.delete(p);
+    return settled ? undefined : status;
   };
-  /** Answers the task's question (2026-07-28 `tasks/update`, acknowledged whatever the task's state). */
+  /** Answers the task's question (2026-07-28 `tasks/update`), once a read saw the task ask. */
   const answerQuestion = async (taskId: string): Promise<void> => {
     const token = cluster.tokens[principalOf.get(taskId) as number] as string;
     const invoke = history.now();
@@ -118,14 +111,30 @@ async function readBack(cluster: PartitionCluster, history: HistoryWriter, ops: 
       ...seen,
     } as Op);
   };
-  // Every question first, at once, so the tools that wait for an answer run while the others are read.
-  const asking = created.filter((op) => op.tool === 'part_ask').map((op) => op.taskId as string);
-  let nextAsking = 0;
-  const answering = async (): Promise<void> => {
-    for (let i = nextAsking++; i < asking.length; i = nextAsking++) await answerQuestion(asking[i] as string);
+  /** Runs `each` over `ids`, eight at a time. */
+  const eightAtATime = async (ids: readonly string[], each: (taskId: string) => Promise<void>): Promise<void> => {
+    let next = 0;
+    const lane = async (): Promise<void> => {
+      for (let i = next++; i < ids.length; i = next++) await each(ids[i] as string);
+    };
+    await Promise.all(Array.from({ length: 8 }, lane));
   };
-  await Promise.all(Array.from({ length: 8 }, answering));
-  await Promise.all(Array.from({ length: 8 }, lane));
+  // Rounds until every task is terminal or the grace ends: each reads every task still open once and answers
+  // the question of each one that asks (a question only a read shows: a queued task asks when a worker runs it).
+  let open = created.map((op) => op.taskId as string);
+  while (open.length > 0 && Date.now() < until) {
+    const still: string[] = [];
+    await eightAtATime(open, async (taskId) => {
+      const status = await read(taskId, false);
+      if (status === undefined) return;
+      still.push(taskId);
+      if (status === 'input_required') await answerQuestion(taskId);
+    });
+    open = still;
+    if (open.length > 0) await sleep(500);
+  }
+  // The last read of every task still open, recorded as its final state.
+  await eightAtATime(open, async (taskId) => void (await read(taskId, true)));
   history.flush();
 }
 
