@@ -227,7 +227,11 @@ async function main(): Promise<number> {
   let failed = true;
   try {
     const beforeTree = config.before === undefined ? undefined : prepareBefore(root, config.before);
-    const after = execFileSync('git', ['-C', root, 'describe', '--always', '--dirty'], { encoding: 'utf8' }).trim();
+    // This checkout's name in the before/after table (asked of git only then: a plain copy runs without it).
+    const after =
+      beforeTree === undefined
+        ? ''
+        : execFileSync('git', ['-C', root, 'describe', '--always', '--dirty'], { encoding: 'utf8' }).trim();
     const { results, redis } = await runAll(config, processes, beforeTree);
     const rows = buildRows(results);
     const beforeRows = beforeTree === undefined ? [] : buildBeforeRows(results);
