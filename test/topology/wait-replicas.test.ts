@@ -19,13 +19,16 @@ import { forkGateway } from '../gateway/fixtures/processes.js';
 
 // TASKGATE_REDIS_WAIT_REPLICAS=1 against a real primary and its replica. With the replica stopped (SIGSTOP: it
 // reads and acknowledges nothing, so every WAIT runs out), a create is refused with 503 in time, and nothing of
-// it remains: its id is unknown, its job gone, and no worker ever ran it.
+// it remains: its id is unknown, its job gone, and no worker ever ran it. A worker keeps the job of a task whose
+// finish the replica has not confirmed: a failover that lost the finish finds the job still to do.
 
 const SECRET = 'wait-replicas-cursor-secret-0123456789';
 const TIMEOUT_MS = 500;
 /** Tasks created at once with the replica cut off; with a direct call and a 2026-07-28 task, the creates. */
 const TASKS = 12;
 const CREATES = TASKS + 2;
+/** The worker's job lock: a job left active is handed out again this long (plus a stalled check) later. */
+const LOCK_MS = 5000;
 const NOT_REPLICATED = {
   code: -32603,
   message:
@@ -83,7 +86,14 @@ beforeAll(async () => {
   replica = await startRedis({ args: ['--replicaof', '127.0.0.1', String(primary.port)] });
   admin = new Redis(primary.port, '127.0.0.1');
   await waitFor(replicaInSync, 'the replica in sync', 20_000);
-  worker = createWorker({ redis: primary.url, prefix, tools: TEST_TOOLS });
+  // The worker waits for the replica too: it lets a job go only once the replica holds the task's finish.
+  worker = createWorker({
+    redis: { url: primary.url, waitReplicas: { replicas: 1, timeoutMs: TIMEOUT_MS } },
+    prefix,
+    tools: TEST_TOOLS,
+    lockDurationMs: LOCK_MS,
+    stalledIntervalMs: 1000,
+  });
   await worker.ready;
   gateway = await forkGateway({
     REDIS_URL: primary.url,
@@ -120,6 +130,46 @@ describe('TASKGATE_REDIS_WAIT_REPLICAS=1 with the replica cut off', () => {
       8_000,
     );
   });
+
+  it("keeps a job active until the replica holds its task's finish, then lets it go", async () => {
+    const sessionId = await rawInitialize(gateway.url);
+    const created = await rawCall(gateway.url, sessionId, 'tools/call', {
+      name: 'sleep',
+      arguments: { ms: 1500 },
+      task: {},
+    });
+    expect(created.status).toBe(200);
+    const taskId = (created.json() as { result: { task: { taskId: string } } }).result.task.taskId;
+    process.kill(replica.pid, 'SIGSTOP');
+    try {
+      const [, found] = await admin.scan(0, 'MATCH', `${prefix}:*:${taskId}`, 'COUNT', 100_000);
+      const jobKey = found.find((key) => key !== keys.task(taskId)) as string;
+      expect(await admin.hget(jobKey, 'data')).toContain(taskId);
+      await waitFor(
+        async () => (await admin.hget(keys.task(taskId), 'status')) === 'completed',
+        'the finish on the primary',
+        10_000,
+      );
+      // Its WAIT (500 ms) runs out; the job stays active, well within its lock (5 s).
+      await new Promise((resolve) => setTimeout(resolve, TIMEOUT_MS + 500));
+      const activeKey = jobKey.replace(/[^:]+$/, 'active');
+      expect(await admin.exists(jobKey)).toBe(1);
+      expect(await admin.lrange(activeKey, 0, -1)).toContain(taskId);
+      process.kill(replica.pid, 'SIGCONT');
+      // Handed out again after its lock, the job finds the task finished and is let go (completed and removed,
+      // not failed); the result stands.
+      const letGo = async () => !(await admin.lrange(activeKey, 0, -1)).includes(taskId);
+      await waitFor(letGo, 'the job let go', LOCK_MS * 4);
+      expect(await admin.zscore(jobKey.replace(/[^:]+$/, 'failed'), taskId)).toBeNull();
+      const result = await rawCall(gateway.url, sessionId, 'tasks/result', { taskId });
+      expect((result.json() as { result: { content: unknown } }).result.content).toEqual([
+        { type: 'text', text: 'slept 1500 ms' },
+      ]);
+    } finally {
+      process.kill(replica.pid, 'SIGCONT');
+    }
+    await waitFor(replicaInSync, 'the replica back in sync', 20_000);
+  }, 60_000);
 
   it('refuses creates the replica does not confirm with 503 in time, and leaves nothing of them', async () => {
     const sessionId = await rawInitialize(gateway.url);

@@ -80,7 +80,7 @@ export const REDIS_SETTINGS = [
     schema: z.coerce.number().int().min(0).max(16),
     default: '0',
     description:
-      'Replicas that must have a new task (its record and its job) before a gateway acknowledges it (`WAIT` on the masters of both), and a cancel before it is answered: a failover then loses no acknowledged task and undoes no acknowledged cancel. A create they do not confirm in time is refused with 503 and `Retry-After` and leaves nothing behind; such a cancel gets 503 too. 0: asynchronous replication only.',
+      'Replicas that must have a new task (its record and its job) before a gateway acknowledges it (`WAIT` on the masters of both), and a cancel before it is answered: a failover then loses no acknowledged task and undoes no acknowledged cancel. A create they do not confirm in time is refused with 503 and `Retry-After` and leaves nothing behind; such a cancel gets 503 too. A worker lets a job go only once they have the finish of its task: a failover that loses a finish runs the task again rather than leaving it `working`. 0: asynchronous replication only.',
   },
   {
     env: 'TASKGATE_REDIS_WAIT_TIMEOUT_MS',

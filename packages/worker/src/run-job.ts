@@ -308,6 +308,7 @@ async function conclude(c: Conclusion): Promise<void> {
     logger.info({ reason: ended.reason }, 'the task ended before the tool did; the result is discarded');
     return;
   }
+  await finishReplicated(deps, c.ref, logger);
   traceStatus(ended.task.status);
   logger.info(
     { audit: `task.${ended.task.status}`, status: ended.task.status, kind: ended.task.kind, owner: c.ref.ownerId },
@@ -355,10 +356,29 @@ async function record(deps: RunnerDeps, ref: TaskRef, finished: Finished, logger
     logger.debug({ reason: ended.reason }, 'the task is not live any more: job skipped');
     return;
   }
+  await finishReplicated(deps, ref, logger);
   traceStatus(ended.task.status);
   logger.info(
     { audit: `task.${ended.task.status}`, status: ended.task.status, kind: ended.task.kind, owner: ref.ownerId },
     'task failed',
   );
   throw new RecordedFailure(finished.statusMessage ?? 'failed');
+}
+
+/**
+ * With TASKGATE_REDIS_WAIT_REPLICAS, a job is let go only once the replicas hold its task's finish. The record
+ * and the job may live on different masters (a cluster): a failover that lost the finish but kept the job's
+ * completion would leave the task `working` for good. Unconfirmed, the job stays active and BullMQ's stalled
+ * checker hands it out again: the next run finds the task finished (and skips), or the finish lost (and runs).
+ */
+async function finishReplicated(deps: RunnerDeps, ref: TaskRef, logger: Logger): Promise<void> {
+  try {
+    await deps.store.confirmReplicated(ref.taskId);
+  } catch (error) {
+    logger.warn(
+      { err: errorMessage(error) },
+      'the finish is not confirmed on the replicas; the job is left to run again',
+    );
+    throw new WaitingError();
+  }
 }
