@@ -32,7 +32,7 @@ import { runLatency, runThroughput } from './workloads/latency.js';
 import { runListPages } from './workloads/list-pages.js';
 import { runRedisCost } from './workloads/redis-cost.js';
 import { runShards, type ShardsResult } from './workloads/shards.js';
-import { runSseFloor, runWaiters } from './workloads/waiters.js';
+import { runSseFloor, runWaiters, type WaitersResult } from './workloads/waiters.js';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const say = (text: string): void => void process.stderr.write(`${text}\n`);
@@ -166,11 +166,14 @@ async function runAll(
   if (config.only.has('c')) {
     say(`c. ${config.waiters} blocked tasks/result waiters on one gateway`);
     const waited = await runWaiters(taskgate, config.waiters, processes, root);
-    const c = { ...waited, floorRssGrowthMb: await runSseFloor(processes, root, config.waiters) };
+    const floorRssGrowthMb = await runSseFloor(processes, root, config.waiters);
+    const c = { ...waited, floorRssGrowthMb };
     results.c = c;
-    say(
-      `  RSS ${c.rssBeforeMb.toFixed(1)} → ${c.rssAfterMb.toFixed(1)} MB (${c.perWaiterKb.toFixed(2)} KB/waiter), ${c.redisConnections} Redis connections, ${c.subscriptions} channels; opened in ${c.openMs.toFixed(0)} ms; idle: gateway at ${(c.idleCpuShare * 100).toFixed(0)} % of a core, ${c.idleCommandsPerSecond.toFixed(0)} Redis commands/s (${c.idleBreakdown}); woken ${c.wakeP50Ms.toFixed(0)} ms (median) / ${c.wakeMaxMs.toFixed(0)} ms (slowest) after their task's end, the last ${c.wakeAllMs.toFixed(0)} ms after the first finish (${c.delivered} results; finishing took ${c.finishAllMs.toFixed(0)} ms; gateway CPU ${c.wakeCpuMsPerWaiter.toFixed(2)} ms per wake)\n  wake: ${c.wakeCommandsPerWaiter.toFixed(1)} Redis commands per waiter: ${c.wakeBreakdown}\n  set-up: ${c.commandsPerWaiter.toFixed(1)} Redis commands per waiter: ${c.setupBreakdown}\n  floor: express alone holding as many SSE requests grew ${c.floorRssGrowthMb.toFixed(1)} MB`,
-    );
+    sayWaiters(c);
+    say('c. the same from a session without a GET stream (raw HTTP), on a fresh gateway: quiet streams');
+    const quiet = await runWaiters(taskgate, config.waiters, processes, root, 'no-get');
+    results.cNoGet = { ...quiet, floorRssGrowthMb };
+    sayWaiters(results.cNoGet);
   }
   if (config.only.has('d')) {
     say(`d. tasks/list pages with ${config.listSizes.join(', ')} tasks for one owner`);
@@ -313,4 +316,11 @@ async function main(): Promise<number> {
 }
 
 // Everything started was stopped; leftover keep-alive sockets must not hold the process open.
+/** Prints what one run of workload c measured. */
+function sayWaiters(c: WaitersResult): void {
+  say(
+    `  RSS ${c.rssBeforeMb.toFixed(1)} → ${c.rssAfterMb.toFixed(1)} MB (${c.perWaiterKb.toFixed(2)} KB/waiter), ${c.redisConnections} Redis connections, ${c.subscriptions} channels; opened in ${c.openMs.toFixed(0)} ms; idle: gateway at ${(c.idleCpuShare * 100).toFixed(0)} % of a core, ${c.idleCommandsPerSecond.toFixed(0)} Redis commands/s (${c.idleBreakdown}); woken ${c.wakeP50Ms.toFixed(0)} ms (median) / ${c.wakeMaxMs.toFixed(0)} ms (slowest) after their task's end, the last ${c.wakeAllMs.toFixed(0)} ms after the first finish (${c.delivered} results; finishing took ${c.finishAllMs.toFixed(0)} ms; gateway CPU ${c.wakeCpuMsPerWaiter.toFixed(2)} ms per wake)\n  wake: ${c.wakeCommandsPerWaiter.toFixed(1)} Redis commands per waiter: ${c.wakeBreakdown}\n  set-up: ${c.commandsPerWaiter.toFixed(1)} Redis commands per waiter: ${c.setupBreakdown}\n  floor: express alone holding as many SSE requests grew ${c.floorRssGrowthMb.toFixed(1)} MB`,
+  );
+}
+
 process.exit(await main());

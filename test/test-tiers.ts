@@ -27,6 +27,7 @@ export const FAST_TESTS: readonly string[] = [
   'packages/gateway/test/json-depth.test.ts',
   'packages/gateway/test/lazy-logger.test.ts',
   'packages/gateway/test/options.test.ts',
+  'packages/gateway/test/quiet-id.test.ts',
   'packages/gateway/test/wire/rev2025-11-25-codec.test.ts',
   'packages/gateway/test/wire/rev2026-07-28-codec.test.ts',
   'packages/protocol/test/capabilities.test.ts',

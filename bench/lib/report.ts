@@ -16,6 +16,8 @@ export interface BenchResults {
   b?: Record<string, Record<string, LoadResult>>;
   bLean?: Record<string, Record<string, LoadResult>>;
   c?: WaitersResult;
+  /** Workload c again, from a session without a GET stream, on a fresh gateway (quiet streams). */
+  cNoGet?: WaitersResult;
   d?: ListResult[];
   /** Redis cost per task: taskgate and FastMCP+Docket driven by the lean client, BullMQ by its producer. */
   e?: Record<string, CostResult>;
@@ -158,49 +160,52 @@ function floorRow(client: 'SDK' | 'lean', floor: Record<string, LoadResult>): Ro
   };
 }
 
-function waiterRows(c: WaitersResult): Row[] {
+/** Workload c's rows; `label` names a variant (its metrics begin `c. <label>:`), which leaves the floor out. */
+function waiterRows(c: WaitersResult, label?: string): Row[] {
   const perHundred = c.idleCommandsPerSecond / (c.waiters / 100);
-  return [
+  const m = label === undefined ? 'c.' : `c. ${label}:`;
+  const rows: Row[] = [
     {
-      metric: `c. ${c.waiters} blocked tasks/result: gateway RSS growth (MB)`,
+      metric: `${m} ${c.waiters} blocked tasks/result: gateway RSS growth (MB)`,
       taskgate: c.rssGrowthMb,
       target: `≤ 1.5× the express floor (${(c.rssGrowthMb / c.floorRssGrowthMb).toFixed(2)}×)`,
       verdict: judge(c.rssGrowthMb <= 1.5 * c.floorRssGrowthMb),
     },
     {
-      metric: 'c. Redis connections of that gateway process',
+      metric: `${m} Redis connections of that gateway process`,
       taskgate: c.redisConnections,
       target: '≤ 3',
       verdict: judge(c.redisConnections <= 3),
     },
     {
-      metric: `c. … floor: express alone holding ${c.waiters} SSE requests, RSS growth (MB)`,
+      metric: `${m} … floor: express alone holding ${c.waiters} SSE requests, RSS growth (MB)`,
       taskgate: c.floorRssGrowthMb,
       target: 'reference',
     },
-    { metric: 'c. Redis commands per waiter while opening', taskgate: c.commandsPerWaiter },
-    { metric: `c. ${c.waiters} idle waiters: gateway CPU (% of a core)`, taskgate: c.idleCpuShare * 100 },
+    { metric: `${m} Redis commands per waiter while opening`, taskgate: c.commandsPerWaiter },
+    { metric: `${m} ${c.waiters} idle waiters: gateway CPU (% of a core)`, taskgate: c.idleCpuShare * 100 },
     {
-      metric: `c. ${c.waiters} idle waiters: Redis commands per second`,
+      metric: `${m} ${c.waiters} idle waiters: Redis commands per second`,
       taskgate: c.idleCommandsPerSecond,
       target: `≤ 1 per 100 waiters (${perHundred.toFixed(2)})`,
       verdict: judge(perHundred <= 1),
     },
     {
-      metric: `c. all ${c.waiters} woken: slowest, from its task's terminal write to its response (ms)`,
+      metric: `${m} all ${c.waiters} woken: slowest, from its task's terminal write to its response (ms)`,
       taskgate: c.wakeMaxMs,
       target: '≤ 1000 ms',
       verdict: judge(c.wakeMaxMs <= 1000),
     },
-    { metric: 'c. … median of the same (ms)', taskgate: c.wakeP50Ms },
-    { metric: 'c. … gateway CPU per woken waiter, finish to response (ms)', taskgate: c.wakeCpuMsPerWaiter },
-    { metric: 'c. … Redis commands per woken waiter, its finish included', taskgate: c.wakeCommandsPerWaiter },
+    { metric: `${m} … median of the same (ms)`, taskgate: c.wakeP50Ms },
+    { metric: `${m} … gateway CPU per woken waiter, finish to response (ms)`, taskgate: c.wakeCpuMsPerWaiter },
+    { metric: `${m} … Redis commands per woken waiter, its finish included`, taskgate: c.wakeCommandsPerWaiter },
     {
-      metric: `c. … from the first of the ${c.waiters} finishes to the last result (ms)`,
+      metric: `${m} … from the first of the ${c.waiters} finishes to the last result (ms)`,
       taskgate: c.wakeAllMs,
       target: `reference (finishing them took ${c.finishAllMs.toFixed(0)} ms)`,
     },
   ];
+  return label === undefined ? rows : rows.filter((row) => !row.metric.includes('floor'));
 }
 
 function listRows(d: readonly ListResult[]): Row[] {
@@ -270,6 +275,7 @@ export function buildRows(results: BenchResults): Row[] {
     }
   }
   if (results.c !== undefined) rows.push(...waiterRows(results.c));
+  if (results.cNoGet !== undefined) rows.push(...waiterRows(results.cNoGet, 'no GET stream'));
   if (results.d !== undefined) rows.push(...listRows(results.d));
   if (results.e !== undefined) rows.push(...costRows(results.e));
   return rows;
@@ -357,6 +363,11 @@ export function sanityProblems(results: BenchResults, ran: ReadonlySet<string>):
   walk(results, '');
   if (results.c !== undefined && results.c.delivered !== results.c.waiters) {
     problems.push(`c: only ${results.c.delivered} of ${results.c.waiters} waiters got their result`);
+  }
+  if (results.cNoGet !== undefined && results.cNoGet.delivered !== results.cNoGet.waiters) {
+    problems.push(
+      `c, no GET stream: only ${results.cNoGet.delivered} of ${results.cNoGet.waiters} waiters got their result`,
+    );
   }
   return problems;
 }

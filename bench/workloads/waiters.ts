@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Keys } from '@taskgate/core';
 import { freePort } from '@taskgate/dev-redis';
 import { clientsOfProcess, cpuMs, rssBytes, waitForQuiet } from '../lib/proc-stats.js';
-import { type BenchProcess, type ProcessSet, waitForLog } from '../lib/processes.js';
+import { answers200, type BenchProcess, type ProcessSet, waitForLog, waitUntil } from '../lib/processes.js';
 import { callsDelta, commandCalls, topCounts, total } from '../lib/redis-stats.js';
 import { seedTasks } from '../lib/seed.js';
 import { connect } from '../systems/mcp-subject.js';
@@ -122,21 +122,73 @@ function openWaiter(url: string, agent: Agent, sessionId: string, taskId: string
 }
 
 /**
+ * Whose tasks the waiters wait for: a session of the SDK client, which holds the session's GET stream open
+ * (each tasks/result then gets a logged stream at once), or one opened over raw HTTP without a GET stream
+ * (a tasks/result that waits longer than `resultStreamAfterMs` gets a quiet stream, which stores nothing).
+ */
+export type WaiterSession = 'sdk' | 'no-get';
+
+/** A session opened over raw HTTP (initialize, then initialized), with no GET stream. */
+async function rawSession(url: string): Promise<{ client: { close(): Promise<void> }; sessionId: string }> {
+  const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+  const params = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench-c', version: '1' } };
+  const init = await fetch(url, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params }),
+  });
+  await init.text();
+  const sessionId = init.headers.get('mcp-session-id');
+  if (sessionId === null) throw new Error(`${url} started no session`);
+  const initialized = await fetch(url, {
+    method: 'POST',
+    headers: { ...headers, 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-11-25' },
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
+  await initialized.text();
+  return { client: { close: async () => {} }, sessionId };
+}
+
+/** A fresh gateway process on the system's Redis (so each variant of c starts from the same RSS). */
+async function startGateway(
+  system: TaskgateSystem,
+  processes: ProcessSet,
+  root: string,
+  name: string,
+): Promise<{ gateway: BenchProcess; url: string }> {
+  const port = await freePort();
+  const gateway = processes.spawnNode(name, `${root}bench/fixtures/gateway-main.ts`, [], {
+    REDIS_URL: system.redisServer.url,
+    TASKGATE_KEY_PREFIX: system.keys.prefix,
+    TASKGATE_CURSOR_SECRET: system.cursorSecret,
+    LOG_LEVEL: 'info',
+    PORT: String(port),
+  });
+  await waitUntil(`${name} /readyz`, () => answers200(`http://127.0.0.1:${port}/readyz`), {
+    proc: gateway,
+    timeoutMs: 60_000,
+  });
+  return { gateway, url: `http://127.0.0.1:${port}/mcp` };
+}
+
+/**
  * Seeds `count` tasks that never finish by themselves, opens one blocked `tasks/result` per task on gateway 0
- * (raw HTTP, one connection each, as 10,000 separate clients would), and measures that gateway's RSS and Redis
- * connections with all of them waiting. Then finishes every task in Redis, from a process of its own, and
- * times, per waiter, from its task's terminal write until its response ended (which also proves they were
- * really waiting).
+ * (`session` 'sdk'), or on a fresh gateway ('no-get') — raw HTTP, one connection each, as 10,000 separate
+ * clients would — and measures that gateway's RSS and Redis connections with all of them waiting. Then
+ * finishes every task in Redis, from a process of its own, and times, per waiter, from its task's terminal
+ * write until its response ended (which also proves they were really waiting).
  */
 export async function runWaiters(
   system: TaskgateSystem,
   count: number,
   processes: ProcessSet,
   root: string,
+  session: WaiterSession = 'sdk',
 ): Promise<WaitersResult> {
-  const gateway = system.gateways[0] as BenchProcess;
-  const url = system.gatewayUrls[0] as string;
-  const { client, sessionId } = await connect(url);
+  const on = session === 'sdk' ? undefined : await startGateway(system, processes, root, 'c-gateway-no-get');
+  const gateway = on?.gateway ?? (system.gateways[0] as BenchProcess);
+  const url = on?.url ?? (system.gatewayUrls[0] as string);
+  const { client, sessionId } = session === 'sdk' ? await connect(url) : await rawSession(url);
   const agent = new Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY });
   try {
     const ids = await seedTasks(system.redisServer.url, system.keys.prefix, {
@@ -178,9 +230,9 @@ export async function runWaiters(
     const atRest = await connectionsOf();
 
     // The finisher is a process of its own (bench/fixtures/finish-tasks.ts), started and connected before.
-    const idsFile = join(processes.logDir, 'c-task-ids.json');
+    const idsFile = join(processes.logDir, `${session}-task-ids.json`);
     writeFileSync(idsFile, JSON.stringify(ids));
-    const finisher = processes.spawnNode('c-finisher', `${root}bench/fixtures/finish-tasks.ts`, [], {
+    const finisher = processes.spawnNode(`c-finisher-${session}`, `${root}bench/fixtures/finish-tasks.ts`, [], {
       REDIS_URL: system.redisServer.url,
       TASKGATE_KEY_PREFIX: system.keys.prefix,
       IDS_FILE: idsFile,
@@ -236,6 +288,7 @@ export async function runWaiters(
   } finally {
     agent.destroy();
     await client.close().catch(() => {});
+    await on?.gateway.stop();
   }
 }
 

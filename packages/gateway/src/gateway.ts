@@ -47,6 +47,7 @@ import { RateLimits } from './ops/rate-limits.js';
 import { StreamQuota } from './ops/stream-quota.js';
 import { type GatewayOptions, resolveGatewayOptions } from './options.js';
 import { HeldStreams } from './streams/held-streams.js';
+import { QuietIds } from './streams/quiet-id.js';
 import { StreamRegistry } from './streams/stream-registry.js';
 
 /**
@@ -179,6 +180,7 @@ export function createGateway(input: GatewayOptions): Gateway {
     validator: new ArgumentValidator(),
     streams,
     held,
+    quietIds: new QuietIds(options.cursorSecret),
     toolCursors: new ListCursorCodec(options.cursorSecret, tasks.limits.cursorTtlMs),
     metrics,
     rateLimits: new RateLimits(redis, keys, options, metrics),

@@ -25,6 +25,14 @@ const answer = (taskId: string, text: string) => ({
   result: { content: [{ type: 'text', text }], _meta: { [RELATED_TASK_META_KEY]: { taskId } } },
 });
 
+/** A quiet stream's priming id: its stream id, then what it waits for and a MAC (see `QuietIds`). */
+const QUIET_ID = /^[A-Za-z0-9_-]{26}_0-0\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/;
+
+/** The id of a stream's first event (its priming event). */
+async function primingOf(response: { body: Promise<string> }): Promise<string> {
+  return /^id: (\S+)\n/.exec(await response.body)?.[1] ?? '';
+}
+
 /** Every key of the test's prefix that a stream writes: its state, log and leases, the carrier, the held set. */
 async function streamKeys(stack: Stack, prefix: string): Promise<string[]> {
   const keys = await stack.redis.keys(`${prefix}*`);
@@ -74,7 +82,7 @@ describe('tasks/result of a running task', () => {
     aborter.abort();
   });
 
-  it('opens the resumable stream once the wait runs out, and at once for an outbox entry', async () => {
+  it('opens a quiet stream once the wait runs out, and a logged one at once for an outbox entry', async () => {
     const stack = await start({ tools: false, gateway: { resultStreamAfterMs: 400 } });
     const sessionId = await rawInitialize(stack.url);
     const store = new TaskStore({ redis: stack.redis, keys: stack.keys, cursorSecret: CURSOR_SECRET });
@@ -83,8 +91,14 @@ describe('tasks/result of a running task', () => {
     const waited = await tasksResult(stack, sessionId, slow.taskId);
     expect(waited.contentType).toBe('text/event-stream');
     expect(waited.afterMs).toBeGreaterThanOrEqual(390);
+    // Quiet: primed with an id that names the task, and nothing stored for it in Redis.
+    expect(await streamKeys(stack, redis.prefix)).toEqual([]);
     await store.finish({ taskId: slow.taskId, ownerId }, { result: { content: [{ type: 'text', text: 'late' }] } });
-    expect(await waited.body).toMatch(/^id: [A-Za-z0-9_-]{26}_0-0\nretry: 1000\ndata: \n\n/);
+    expect(await waited.body).toBe(
+      `id: ${await primingOf(waited)}\nretry: 1000\ndata: \n\nevent: message\ndata: ${JSON.stringify(answer(slow.taskId, 'late'))}\n\n`,
+    );
+    expect(await primingOf(waited)).toMatch(QUIET_ID);
+    expect(await streamKeys(stack, redis.prefix)).toEqual([]);
 
     // A progress message cannot wait: the stream opens when it is appended, long before the wait runs out.
     const wait = await start({ tools: false, gateway: { resultStreamAfterMs: 60_000 } });
@@ -115,7 +129,9 @@ describe('tasks/result of a running task', () => {
     const streamed = await pending;
     expect(streamed.contentType).toBe('text/event-stream');
     // The client resumes it elsewhere, from the priming event's id.
-    expect(await streamed.body).toMatch(/^id: [A-Za-z0-9_-]{26}_0-0\nretry: 1000\ndata: \n\nretry: 1000\n\n$/);
+    expect(await streamed.body).toMatch(
+      new RegExp(`^id: ${QUIET_ID.source.slice(1, -1)}\nretry: 1000\ndata: \n\nretry: 1000\n\n$`),
+    );
     await closing;
   });
 });

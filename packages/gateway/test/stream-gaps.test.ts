@@ -21,6 +21,14 @@ describe('a task stream whose log write ran but whose reply was lost', () => {
   it('writes the logged event it never wrote before the next one, on the same connection, in log order', async () => {
     const stack = await start();
     const sessionId = await rawInitialize(stack.url);
+    // With the session's GET stream open, a tasks/result stream is a logged one from its start.
+    const getStream = new AbortController();
+    const opened = await fetch(stack.url, {
+      headers: { Accept: 'text/event-stream', 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-11-25' },
+      signal: getStream.signal,
+    });
+    expect(opened.status).toBe(200);
+    await waitFor(async () => (await stack.redis.exists(stack.keys.sessionFeed(sessionId))) === 1, 'the feed');
     const created = await rawCall(stack.url, sessionId, 'tools/call', {
       name: 'sleep',
       arguments: { ms: 1500 },
@@ -65,5 +73,6 @@ describe('a task stream whose log write ran but whose reply was lost', () => {
     ]);
     // The priming event, then the two logged events, ordinals 1 and 2.
     expect(ids.slice(1).map((id) => id.replace(/^.*-/, ''))).toEqual(['1', '2']);
+    getStream.abort();
   });
 });

@@ -1,4 +1,4 @@
-import { Keys, type StoredTask, TaskStore } from '@taskgate/core';
+import { Keys, type StoredTask, TaskOutbox, TaskStore } from '@taskgate/core';
 import { RELATED_TASK_META_KEY } from '@taskgate/protocol';
 import { postHeaders, raw, rawInitialize, useRedis, waitFor } from '@taskgate/test-harness';
 import { describe, expect, it } from 'vitest';
@@ -161,11 +161,13 @@ describe('blocked tasks/result requests', () => {
     expect((await hmgets()) - before).toBe(tasks.length + 1);
   });
 
-  it('keeps many open streams alive from one heartbeat: keep-alive comments, connection and carrier leases', async () => {
-    // Leases last three heartbeats (300 ms); the streams stay open for several of them.
-    const stack = await start({ tools: false, gateway: { sseHeartbeatMs: 100 } });
+  it('keeps many quiet streams alive from one heartbeat, storing nothing until one has something to carry', async () => {
+    // The wait in the process runs out at once: every stream is quiet from its start.
+    const stack = await start({ tools: false, gateway: { sseHeartbeatMs: 100, resultStreamAfterMs: 50 } });
     const sessionId = await rawInitialize(stack.url);
-    const tasks = await idleTasks(stack, sessionId, 3);
+    const store = new TaskStore({ redis: stack.redis, keys: stack.keys, cursorSecret: CURSOR_SECRET });
+    const talking = await store.create({ owner: sessionId, kind: 'task', tool: 'idle', progressToken: 'p' });
+    const tasks = [talking, ...(await idleTasks(stack, sessionId, 2))];
     const streams = await Promise.all(tasks.map((task, i) => tasksResult(stack.url, sessionId, task.taskId, i)));
     await waitFor(() => streams.every((stream) => stream.ids().length > 0), 'the priming events');
     const streamIds = streams.map((stream) => (stream.ids()[0] as string).slice(0, 26));
@@ -173,49 +175,97 @@ describe('blocked tasks/result requests', () => {
       () => streams.every((stream) => stream.text().split(': keep-alive\n\n').length > 5),
       'five keep-alive comments on every stream',
     );
-    for (const [i, task] of tasks.entries()) {
-      const streamId = streamIds[i] as string;
-      expect(await stack.redis.exists(stack.keys.sseConnection(streamId))).toBe(1);
-      expect(await stack.redis.get(stack.keys.taskCarrier(task.taskId))).toBe(streamId);
-    }
+    // Quiet: no state, log, lease or carrier in Redis, and no record of this gateway holding them.
+    expect(await stack.redis.keys(`${redis.prefix}*sse*`)).toEqual([]);
+    for (const task of tasks) expect(await stack.redis.exists(stack.keys.taskCarrier(task.taskId))).toBe(0);
 
-    const store = new TaskStore({ redis: stack.redis, keys: stack.keys, cursorSecret: CURSOR_SECRET });
+    // A progress message has to be stored: that stream becomes a logged one, under its priming id's stream id.
+    await new TaskOutbox({ redis: stack.redis, keys: stack.keys }).append(talking.taskId, {
+      type: 'progress',
+      progress: 1,
+    });
+    await waitFor(() => (streams[0] as OpenStream).messages().length === 1, 'the progress notification');
+    const loggedId = streamIds[0] as string;
+    expect(await stack.redis.exists(stack.keys.sseConnection(loggedId))).toBe(1);
+    expect(await stack.redis.get(stack.keys.taskCarrier(talking.taskId))).toBe(loggedId);
+    expect((streams[0] as OpenStream).ids()[1]).toMatch(new RegExp(`^${loggedId}_\\d+-1$`));
+    for (const streamId of streamIds.slice(1)) expect(await stack.redis.exists(stack.keys.sseState(streamId))).toBe(0);
+
     const ownerId = Keys.ownerId(sessionId);
     const outcome = { result: { content: [{ type: 'text', text: 'done' }] } };
     await Promise.all(tasks.map((task) => store.finish({ taskId: task.taskId, ownerId }, outcome)));
     await Promise.all(streams.map((stream) => stream.ended));
-    expect(streams.map((stream) => stream.messages())).toEqual(
+    expect(streams.map((stream) => stream.messages().slice(-1))).toEqual(
       tasks.map((task, i) => [answer(task.taskId, 'done', i)]),
     );
-    // The streams gave their leases up when they ended.
-    for (const [i, task] of tasks.entries()) {
-      await waitFor(
-        async () => (await stack.redis.exists(stack.keys.sseConnection(streamIds[i] as string))) === 0,
-        'the connection lease to go',
-      );
-      expect(await stack.redis.exists(stack.keys.taskCarrier(task.taskId))).toBe(0);
-    }
+    // The logged stream gave its leases up when it ended.
+    await waitFor(
+      async () => (await stack.redis.exists(stack.keys.sseConnection(loggedId))) === 0,
+      'the connection lease to go',
+    );
+    expect(await stack.redis.exists(stack.keys.taskCarrier(talking.taskId))).toBe(0);
   });
 
-  it('[RES-5] primes a tasks/result stream without logging anything, and resumes it from the priming event', async () => {
-    const stack = await start({ tools: false });
+  it('[RES-5] primes a quiet stream with an id naming its task, and resumes it from that id alone', async () => {
+    const stack = await start({ tools: false, gateway: { resultStreamAfterMs: 50 } });
+    const other = await start({ tools: false });
     const sessionId = await rawInitialize(stack.url);
     const [task] = await idleTasks(stack, sessionId, 1);
     const taskId = (task as StoredTask).taskId;
     const first = await tasksResult(stack.url, sessionId, taskId, 'r');
     await waitFor(() => first.ids().length > 0, 'the priming event');
     const priming = first.ids()[0] as string;
-    expect(priming).toMatch(/^[A-Za-z0-9_-]{26}_0-0$/);
+    expect(priming).toMatch(/^[A-Za-z0-9_-]{26}_0-0\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/);
     expect(first.text()).toBe(`id: ${priming}\nretry: 1000\ndata: \n\n`);
     const streamId = priming.slice(0, 26);
-    // The stream's state exists (any pod can resume it); its event log holds nothing yet.
-    expect(await stack.redis.hget(stack.keys.sseState(streamId), 'taskId')).toBe(taskId);
-    expect(await stack.redis.exists(stack.keys.sseStream(streamId))).toBe(0);
+    // Nothing in Redis: the id itself tells any pod what the stream answers.
+    expect(await stack.redis.exists(stack.keys.sseState(streamId))).toBe(0);
 
     first.drop();
-    await waitFor(async () => (await stack.redis.exists(stack.keys.sseConnection(streamId))) === 0, 'the release');
     await finishSilently(stack, taskId, 'resumed');
-    const resumed = await raw(stack.url, {
+    const resume = (url: string, session: string, lastEventId: string) =>
+      raw(url, {
+        method: 'GET',
+        headers: {
+          Accept: 'text/event-stream',
+          'Mcp-Session-Id': session,
+          'MCP-Protocol-Version': '2025-11-25',
+          'Last-Event-ID': lastEventId,
+        },
+      });
+    // On the other pod: the response, from the task itself (nothing was logged), as often as asked.
+    for (const url of [other.url, stack.url]) {
+      const resumed = await resume(url, sessionId, priming);
+      expect(resumed.status).toBe(200);
+      expect(resumed.events()).toEqual([answer(taskId, 'resumed', 'r')]);
+    }
+    // An id altered, or another session's: refused, naming the header.
+    const forged = `${priming.slice(0, -1)}${priming.endsWith('A') ? 'B' : 'A'}`;
+    const refused = await resume(stack.url, sessionId, forged);
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('Last-Event-ID is not an event id of this session');
+    const stranger = await rawInitialize(stack.url);
+    expect((await resume(stack.url, stranger, priming)).status).toBe(400);
+  });
+
+  it('[RES-5] resumes a quiet stream that became a logged one from its priming id: its log, then the rest', async () => {
+    const stack = await start({ tools: false, gateway: { resultStreamAfterMs: 50 } });
+    const sessionId = await rawInitialize(stack.url);
+    const store = new TaskStore({ redis: stack.redis, keys: stack.keys, cursorSecret: CURSOR_SECRET });
+    const task = await store.create({ owner: sessionId, kind: 'task', tool: 'idle', progressToken: 'p' });
+    const first = await tasksResult(stack.url, sessionId, task.taskId, 'r');
+    await waitFor(() => first.ids().length > 0, 'the priming event');
+    const priming = first.ids()[0] as string;
+    const outbox = new TaskOutbox({ redis: stack.redis, keys: stack.keys });
+    await outbox.append(task.taskId, { type: 'progress', progress: 1 });
+    await waitFor(() => first.messages().length === 1, 'the first progress notification');
+    first.drop();
+    await waitFor(
+      async () => (await stack.redis.exists(stack.keys.sseConnection(priming.slice(0, 26)))) === 0,
+      'the release',
+    );
+    await outbox.append(task.taskId, { type: 'progress', progress: 2 });
+    const resumed = await fetch(stack.url, {
       method: 'GET',
       headers: {
         Accept: 'text/event-stream',
@@ -225,14 +275,26 @@ describe('blocked tasks/result requests', () => {
       },
     });
     expect(resumed.status).toBe(200);
-    expect(resumed.events()).toEqual([answer(taskId, 'resumed', 'r')]);
-    // The response was logged as the stream's first event; a resumption from the priming event replays it.
-    const again = await raw(stack.url, {
-      method: 'GET',
-      headers: { Accept: 'text/event-stream', 'Mcp-Session-Id': sessionId, 'Last-Event-ID': priming },
-    });
-    expect(again.events()).toEqual([answer(taskId, 'resumed', 'r')]);
-    expect(again.text).toMatch(new RegExp(`^id: ${streamId}_\\d+-1\\n`));
+    const body = resumed.text();
+    await waitFor(
+      async () => (await stack.redis.exists(stack.keys.sseConnection(priming.slice(0, 26)))) === 1,
+      'the resumption',
+    );
+    await store.finish(
+      { taskId: task.taskId, ownerId: Keys.ownerId(sessionId) },
+      {
+        result: { content: [{ type: 'text', text: 'ok' }] },
+      },
+    );
+    const messages = (await body)
+      .split('\n')
+      .filter((line) => line.startsWith('data: ') && line !== 'data: ')
+      .map((line) => JSON.parse(line.slice(6)) as { method?: string; params?: { progress?: number } });
+    expect(messages.map((message) => message.params?.progress ?? message)).toEqual([
+      1,
+      2,
+      answer(task.taskId, 'ok', 'r'),
+    ]);
   });
 
   it('answers 204 to a resumption from the priming event of a finished stream that logged nothing', async () => {

@@ -39,10 +39,27 @@ export function connectStream(
 ): LoggedStream {
   // A primed stream's headers leave with its priming event, written right after this.
   const sse = new SseStream(res, { headersWithFirstEvent: primed });
-  const stream = new LoggedStream(services.events, sse, ids, leaseMsOf(services, role), logger, positions);
-  if (role !== 'session') stream.refreshLeasesEvery(HELD_REFRESH_MS / services.options.sseHeartbeatMs);
+  const stream =
+    role === 'session'
+      ? new LoggedStream(services.events, sse, ids, leaseMsOf(services, role), logger, positions)
+      : adoptTaskConnection(services, sse, ids, logger);
   // Heartbeats from the registry's one timer; once the connection ends, shutdown waits for the clean-up.
   services.streams.add(sse, role);
+  return stream;
+}
+
+/**
+ * A tasks/result or direct-call stream on an SSE response that is open already (a quiet stream that now
+ * has something to store): its leases are this process's (`HELD_LEASE_MS`, renewed every twenty minutes).
+ */
+export function adoptTaskConnection(
+  services: StreamServices,
+  sse: SseStream,
+  ids: { readonly streamId: string; readonly connectionId: string },
+  logger: Logger,
+): LoggedStream {
+  const stream = new LoggedStream(services.events, sse, ids, HELD_LEASE_MS, logger);
+  stream.refreshLeasesEvery(HELD_REFRESH_MS / services.options.sseHeartbeatMs);
   return stream;
 }
 

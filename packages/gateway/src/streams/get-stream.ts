@@ -3,9 +3,15 @@ import { EventLog, Keys, type StreamState } from '@taskgate/core';
 import { ErrorCode } from '@taskgate/protocol';
 import { HttpError } from '../messages/http-error.js';
 import { connectStream, HELD_LEASE_MS } from './connect-stream.js';
+import { QuietIds } from './quiet-id.js';
+import { resumeQuietResult } from './result-wait.js';
 import { openSessionStream, resumeSessionStream } from './session-stream.js';
 import type { SessionContext } from './stream-context.js';
 import { runTaskStream } from './task-stream.js';
+
+const GONE_MESSAGE =
+  'Gone: the events after Last-Event-ID expired from the stream log; send the request again ' +
+  '(tasks/result of a running task waits for it again)';
 
 /**
  * `GET /mcp`: the session's stream, or, with `Last-Event-ID`, the resumption of any stream of the session
@@ -18,6 +24,7 @@ export async function openGetStream(ctx: SessionContext, req: IncomingMessage, r
   const header = req.headers['last-event-id'];
   const lastEventId = (Array.isArray(header) ? header[0] : header)?.trim();
   if (lastEventId === undefined || lastEventId === '') return openSessionStream(ctx, res);
+  if (QuietIds.looksQuiet(lastEventId)) return resumeQuiet(ctx, res, lastEventId);
   const parsed = EventLog.parseEventId(lastEventId);
   if (parsed === undefined) {
     throw HttpError.badRequest(
@@ -38,15 +45,33 @@ export async function openGetStream(ctx: SessionContext, req: IncomingMessage, r
   if (!(await events.complete(parsed.streamId, parsed.entryId))) {
     ctx.logger.warn({ stream: parsed.streamId, kind: state.kind }, 'events to resume from were trimmed');
     if (state.kind === 'session') return openSessionStream(ctx, res);
-    throw new HttpError(
-      410,
-      ErrorCode.InvalidRequest,
-      'Gone: the events after Last-Event-ID expired from the stream log; send the request again ' +
-        '(tasks/result of a running task waits for it again)',
-    );
+    throw new HttpError(410, ErrorCode.InvalidRequest, GONE_MESSAGE);
   }
   if (state.kind === 'session') return resumeSessionStream(ctx, res, state, parsed);
   return resumeTaskStream(ctx, res, state, parsed.entryId);
+}
+
+/**
+ * Resumes from a quiet stream's priming id: the logged stream it became, if it did (its log replayed from
+ * the start); otherwise the tasks/result it answers, waited for again (`resumeQuietResult`).
+ */
+async function resumeQuiet(ctx: SessionContext, res: ServerResponse, lastEventId: string): Promise<void> {
+  const target = ctx.services.quietIds.decode(Keys.digest(ctx.session.sessionId), lastEventId);
+  if (target === undefined) {
+    throw HttpError.badRequest(
+      'Bad Request: Last-Event-ID is not an event id of this session; send the GET without it',
+    );
+  }
+  const state = await ctx.services.events.state(target.streamId);
+  if (state === undefined) return resumeQuietResult(ctx, res, target);
+  if (state.kind !== 'result' || state.session !== Keys.digest(ctx.session.sessionId)) {
+    throw HttpError.badRequest('Bad Request: Last-Event-ID is not an event id of this stream');
+  }
+  if (!(await ctx.services.events.complete(target.streamId, '0-0'))) {
+    ctx.logger.warn({ stream: target.streamId, kind: state.kind }, 'events to resume from were trimmed');
+    throw new HttpError(410, ErrorCode.InvalidRequest, GONE_MESSAGE);
+  }
+  return resumeTaskStream(ctx, res, state, '0-0');
 }
 
 /** Resumes a tasks/result or direct-call stream: replay, then run it on until its response is out. */

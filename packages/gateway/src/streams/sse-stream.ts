@@ -135,13 +135,14 @@ export class SseStream {
   }
 
   /**
-   * Writes one logged event, the stream's last (the response of a tasks/result or direct call), and ends the
-   * stream with it in one socket write. Returns false when the stream is closed.
+   * Writes one event, the stream's last (the response of a tasks/result or direct call), and ends the stream
+   * with it in one socket write. Without an id (a quiet stream's unlogged response), the client's last event
+   * id stays the one it had. Returns false when the stream is closed.
    */
-  last(eventId: string, data: string): boolean {
+  last(eventId: string | undefined, data: string): boolean {
     if (!this.isOpen) return false;
     this.#endedByServer = true;
-    this.#res.end(`id: ${eventId}\nevent: message\ndata: ${data}\n\n`);
+    this.#res.end(`${eventId === undefined ? '' : `id: ${eventId}\n`}event: message\ndata: ${data}\n\n`);
     this.#closed();
     return true;
   }

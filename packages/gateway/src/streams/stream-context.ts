@@ -14,6 +14,7 @@ import type {
 import type { ResolvedGatewayOptions } from '../options.js';
 import type { AbandonServices } from '../tasks/cancel-call.js';
 import type { HeldStreams } from './held-streams.js';
+import type { QuietIds } from './quiet-id.js';
 import type { StreamRegistry } from './stream-registry.js';
 
 /** What the SSE streams use: the records they relay, their event logs and leases, and this process's streams. */
@@ -37,6 +38,8 @@ export interface StreamServices extends AbandonServices {
   readonly streams: StreamRegistry;
   /** This process's beat, and the leases of its task streams (released by another process if it dies). */
   readonly held: HeldStreams;
+  /** The priming ids of quiet tasks/result streams, which name their task and request (see `QuietResult`). */
+  readonly quietIds: QuietIds;
 }
 
 /**
