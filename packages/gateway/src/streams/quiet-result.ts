@@ -40,7 +40,10 @@ export function openQuietStream(ctx: SessionContext, res: ServerResponse, pendin
   if (primingId === undefined) return false;
   const sse = new SseStream(res, { headersWithFirstEvent: true });
   sse.event(primingId, '', services.options.sseRetryMs);
-  sse.owner = new QuietResult(ctx, sse, pending, streamId);
+  const quiet = new QuietResult(ctx, sse, pending, streamId);
+  sse.owner = quiet;
+  // The client may have gone before the response started: the end is told here, as no one else will.
+  if (!sse.isOpen) quiet.connectionEnded();
   services.streams.add(sse, 'result');
   // Opened after shutdown ended the others: ended at once, after its priming event, like them.
   services.streams.endIfClosing(sse);
@@ -50,7 +53,7 @@ export function openQuietStream(ctx: SessionContext, res: ServerResponse, pendin
 /**
  * A tasks/result that waits on an SSE response and stores nothing until there is something to store. It
  * holds the socket, this entry (the follower's waiter and the stream's owner) and nothing in Redis: no event
- * log, no lease, no carrier. Its priming id lets the client resume it on any pod (`resumeQuietly`). When the
+ * log, no lease, no carrier. Its priming id lets the client resume it on any pod (`resumeQuietResult`). When the
  * task ends, the response is written as the stream's last event, unlogged: a client that lost it resumes from
  * the priming id and gets it again from the task. When the task has something to carry first (an outbox
  * entry, `input_required`, a change that may have gone unseen), the stream becomes a logged one under the
