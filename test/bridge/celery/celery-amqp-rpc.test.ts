@@ -131,8 +131,9 @@ describe('bridge: Celery on RabbitMQ with the rpc:// result backend', () => {
 
   it('cancels a queued task that a worker holds: the worker heard the revoke and never runs it', async () => {
     const sid = await client.session();
-    // Four sleepers keep the worker's children busy; the next task waits, prefetched by the worker.
-    const sleepers = await Promise.all([0, 1, 2, 3].map(() => client.createTask(sid, 'sleepy', { seconds: 4 })));
+    // Four sleepers keep the worker's three children busy; the next task waits, prefetched by the worker. They
+    // sleep long enough for a loaded machine to get the next task to the worker before a child is free.
+    const sleepers = await Promise.all([0, 1, 2, 3].map(() => client.createTask(sid, 'sleepy', { seconds: 12 })));
     await waitFor(() => sleepers.filter((id) => ran(id) === 1).length >= 3, 'the sleepers to run');
     const queued = await client.createTask(sid, 'render_pdf', { path: '/behind.pdf' });
     const received = new RegExp(`Task reports.render_pdf\\[${queued}\\] received`);
@@ -141,13 +142,13 @@ describe('bridge: Celery on RabbitMQ with the rpc:// result backend', () => {
     expect((await client.request(sid, 'tasks/cancel', { taskId: queued })).result?.status).toBe('cancelled');
     await waitFor(() => new RegExp(`flagged as revoked: ${queued}`).test(worker?.output() ?? ''), 'the revoke heard');
     const discarded = new RegExp(`Discarding revoked task: reports.render_pdf\\[${queued}\\]`);
-    await waitFor(() => discarded.test(worker?.output() ?? ''), 'the worker to discard it', 30_000);
+    await waitFor(() => discarded.test(worker?.output() ?? ''), 'the worker to discard it', 40_000);
     for (const id of sleepers) {
-      expect((await client.until(sid, id, terminal, 'a sleeper to end')).status).toBe('completed');
+      expect((await client.until(sid, id, terminal, 'a sleeper to end', 40_000)).status).toBe('completed');
     }
     expect(ran(queued)).toBe(0);
     expect((await client.task(sid, queued)).status).toBe('cancelled');
-  }, 60_000);
+  }, 90_000);
 
   it('applies the states sent while the bridge was killed with -9, each once, after it restarts', async () => {
     const sid = await client.session();

@@ -122,6 +122,9 @@ async function handOff(follow: Follow, args: Record<string, unknown>): Promise<v
           'messaging.message.id': ctx.taskId,
           'mcp.task.id': ctx.taskId,
         };
+        // `rpc`: the result consumer writes the task's states, this execution the message's place. Shown
+        // before the message leaves, so it cannot land after the STARTED state a fast worker sends back.
+        if (results === undefined) await showPlace(follow);
         await inSpan(`publish ${queue}`, { kind: SpanKind.PRODUCER, attributes }, async () => {
           const parts = taskParts(tool.celery, ctx.taskId, args, Date.now(), traceCarrierOf(), deps.replyTo);
           await broker.send(queue, parts);
