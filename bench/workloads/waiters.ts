@@ -122,9 +122,9 @@ function openWaiter(url: string, agent: Agent, sessionId: string, taskId: string
 }
 
 /**
- * Whose tasks the waiters wait for: a session of the SDK client, which holds the session's GET stream open
- * (each tasks/result then gets a logged stream at once), or one opened over raw HTTP without a GET stream
- * (a tasks/result that waits longer than `resultStreamAfterMs` gets a quiet stream, which stores nothing).
+ * Whose tasks the waiters wait for: a session of the SDK client, which holds the session's GET stream open,
+ * or one opened over raw HTTP without a GET stream. In both, a tasks/result that waits longer than
+ * `resultStreamAfterMs` gets a quiet stream, which stores nothing; the session's GET stream reads its feed.
  */
 export type WaiterSession = 'sdk' | 'no-get';
 

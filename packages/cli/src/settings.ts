@@ -317,7 +317,7 @@ export const SETTINGS = [
     schema: int(0),
     default: String(G.resultStreamAfterMs),
     description:
-      'A 2025-11-25 `tasks/result` of a running task waits this long in the gateway before it answers with a quiet stream (resumable, nothing stored in Redis until the task has a message for the client); a task that ends sooner is answered as JSON (0: a quiet stream at once). A session whose GET stream opened gets a logged stream at once.',
+      'A 2025-11-25 `tasks/result` of a running task waits this long in the gateway before it answers with a quiet stream (resumable, nothing stored in Redis until the task has a message for the client); a task that ends sooner is answered as JSON (0: a quiet stream at once). The stream stores its state in Redis once the task has a message for the client.',
   },
   {
     env: 'TASKGATE_TOOL_STALE_AFTER_MS',

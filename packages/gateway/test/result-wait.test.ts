@@ -58,8 +58,8 @@ describe('tasks/result of a running task', () => {
     expect(await streamKeys(stack, redis.prefix)).toEqual([]);
   });
 
-  it('opens the stream at once for a session whose GET stream opened (its task messages belong on it)', async () => {
-    const stack = await start({ gateway: { resultStreamAfterMs: 5000 } });
+  it('[INP-5] waits in the process in a session whose GET stream is open; a task message goes out once, on one of the two', async () => {
+    const stack = await start({ tools: false, gateway: { resultStreamAfterMs: 5000 } });
     const sessionId = await rawInitialize(stack.url);
     const aborter = new AbortController();
     const get = await fetch(stack.url, {
@@ -70,16 +70,48 @@ describe('tasks/result of a running task', () => {
     expect(get.status).toBe(200);
     const keys = new Keys(redis.prefix);
     await expect.poll(async () => await stack.redis.exists(keys.sessionFeed(sessionId))).toBe(1);
-    const created = await rawCall(stack.url, sessionId, 'tools/call', {
-      name: 'sleep',
-      arguments: { ms: 300 },
-      task: {},
+    let onGet = '';
+    const reading = (async () => {
+      const decoder = new TextDecoder();
+      try {
+        for await (const chunk of get.body as unknown as AsyncIterable<Uint8Array>) onGet += decoder.decode(chunk);
+      } catch {
+        // Aborted at the end of the test.
+      }
+    })();
+    const getStreamKeys = await streamKeys(stack, redis.prefix);
+    const store = new TaskStore({ redis: stack.redis, keys: stack.keys, cursorSecret: CURSOR_SECRET });
+    const ownerId = Keys.ownerId(sessionId);
+
+    // Ends within the wait: answered as JSON, and no stream state written beside the GET stream's.
+    const quick = await store.create({ owner: sessionId, kind: 'task', tool: 'idle' });
+    const waited = tasksResult(stack, sessionId, quick.taskId);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await store.finish({ taskId: quick.taskId, ownerId }, { result: { content: [{ type: 'text', text: 'quick' }] } });
+    const answered = await waited;
+    expect(answered.contentType).toMatch(/^application\/json/);
+    expect(JSON.parse(await answered.body)).toEqual(answer(quick.taskId, 'quick'));
+    expect(await streamKeys(stack, redis.prefix)).toEqual(getStreamKeys);
+
+    // A progress message: relayed exactly once, on the tasks/result stream or on the GET stream.
+    const talking = await store.create({ owner: sessionId, kind: 'task', tool: 'idle', progressToken: 'p' });
+    const pending = tasksResult(stack, sessionId, talking.taskId);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new TaskOutbox({ redis: stack.redis, keys: stack.keys }).append(talking.taskId, {
+      type: 'progress',
+      progress: 1,
     });
-    const { taskId } = (created.json() as { result: { task: { taskId: string } } }).result.task;
-    const streamed = await tasksResult(stack, sessionId, taskId);
-    expect(streamed.contentType).toMatch(/^text\/event-stream/);
-    expect(await streamed.body).toContain('slept 300 ms');
+    const streamed = await pending;
+    expect(streamed.contentType).toBe('text/event-stream');
+    await store.finish({ taskId: talking.taskId, ownerId }, { result: { content: [{ type: 'text', text: 'ok' }] } });
+    const body = await streamed.body;
+    expect(body).toContain(JSON.stringify(answer(talking.taskId, 'ok')));
+    const progress = (text: string) => text.split('"method":"notifications/progress"').length - 1;
+    await expect.poll(() => progress(body) + progress(onGet)).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(progress(body) + progress(onGet)).toBe(1);
     aborter.abort();
+    await reading;
   });
 
   it('opens a quiet stream once the wait runs out, and a logged one at once for an outbox entry', async () => {

@@ -19,7 +19,7 @@ describe('gateway lifecycle', () => {
   const start = useStacks(redis);
 
   it('close() ends tasks/result and GET streams at once; the task runs on and another gateway answers the session', async () => {
-    // The tasks/result opens its stream at once (see result-wait.test.ts for one that waits in the process).
+    // The tasks/result opens its (quiet) stream at once (see result-wait.test.ts for one that waits in the process).
     const a = await start({ gateway: { resultStreamAfterMs: 0 } });
     // The other gateway answers the task's end as JSON (it ends well within this wait in the process).
     const b = await start({ tools: false });
@@ -41,12 +41,13 @@ describe('gateway lifecycle', () => {
     expect(waiting.headers.get('content-type')).toBe('text/event-stream');
     const closing = a.gateway.close();
     // The stream ends without a response, with an SSE retry hint: the client resumes it elsewhere (after the
-    // priming event, which gave it an id to resume from: "before the stream's first event", not logged).
-    expect(await waiting.text()).toMatch(/^id: [A-Za-z0-9_-]{26}_0-0\nretry: 1000\ndata: \n\nretry: 1000\n\n$/);
+    // priming event, whose quiet id names the task and the request).
+    expect(await waiting.text()).toMatch(
+      /^id: [A-Za-z0-9_-]{26}_0-0\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}\nretry: 1000\ndata: \n\nretry: 1000\n\n$/,
+    );
     await closing;
     expect(await a.redis.exists(a.keys.sessionStream(sessionId))).toBe(0);
-    // JSON when the task ended by then; otherwise a stream of the other gateway's own (the session has a GET
-    // stream, so a running task's result streams at once).
+    // JSON when the task ended by then (within the other gateway's wait in the process); otherwise a stream.
     const result = await rawCall(b.url, sessionId, 'tasks/result', { taskId });
     expect(result.events().length > 0 ? result.events().at(-1) : result.json()).toEqual({
       jsonrpc: '2.0',

@@ -27,11 +27,6 @@ export class SessionFeed {
     this.#keys = options.keys ?? new Keys();
   }
 
-  /** Whether the session has a feed: its GET stream opened (on some pod) and the feed has not expired. */
-  async exists(sessionId: string): Promise<boolean> {
-    return (await this.#redis.exists(this.#keys.sessionFeed(sessionId))) === 1;
-  }
-
   /** The id of the newest entry: where a new GET stream starts ('0-0' for an empty feed). */
   async head(sessionId: string): Promise<string> {
     const [last] = await this.#redis.xrevrange(this.#keys.sessionFeed(sessionId), '+', '-', 'COUNT', 1);

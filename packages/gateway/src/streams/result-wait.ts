@@ -22,16 +22,14 @@ type Decision =
  * primed with an id any pod can resume, still storing nothing. A logged stream (its state, log and leases in
  * Redis; `openTaskStream`) opens as soon as there is something to carry (an outbox entry, `input_required`).
  * A gateway that shuts down ends the streams after their priming event, and the client resumes on another
- * pod. A client that goes away meanwhile leaves nothing. A session whose GET stream opened (it has a feed)
- * gets the logged stream at once: a message the task posts while no stream carries it would go out on that
- * GET stream, and it belongs on this tasks/result stream.
+ * pod. A client that goes away meanwhile leaves nothing. In a session whose GET stream is open, a message
+ * the task posts before the logged stream claims the task's outbox may go out on that GET stream instead
+ * (INP-5: clients expect task messages on any SSE stream); each goes out once, on one of the two.
  */
-export async function answerResult(ctx: SessionContext, res: ServerResponse, pending: PendingResult): Promise<void> {
-  const { services } = ctx;
-  const streamNow = pending.task.status === 'input_required' || (await services.feed.exists(ctx.session.sessionId));
+export function answerResult(ctx: SessionContext, res: ServerResponse, pending: PendingResult): Promise<void> {
   // Returned, not awaited: the waiting stream keeps no suspended frame of this function.
-  if (streamNow) return openTaskStream(ctx, res, { kind: 'result', ...pending });
-  return decideThenAnswer(ctx, res, pending, services.options.resultStreamAfterMs, false);
+  if (pending.task.status === 'input_required') return openTaskStream(ctx, res, { kind: 'result', ...pending });
+  return decideThenAnswer(ctx, res, pending, ctx.services.options.resultStreamAfterMs, false);
 }
 
 /**
