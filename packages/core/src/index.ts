@@ -83,7 +83,13 @@ export {
 } from './sessions/session-store.js';
 export { EventLog, type RelayInput, type RelayReport, type StreamState } from './streams/event-log.js';
 export { GatewayRegistry, type HeldStream } from './streams/gateway-registry.js';
-export { type OutboxEntry, type OutboxMessage, type OutboxRequestMethod, TaskOutbox } from './streams/outbox.js';
+export {
+  type AskedTogether,
+  type OutboxEntry,
+  type OutboxMessage,
+  type OutboxRequestMethod,
+  TaskOutbox,
+} from './streams/outbox.js';
 export { type FeedEntry, SessionFeed } from './streams/session-feed.js';
 export { compareEntryIds, TaskDelivery } from './streams/task-delivery.js';
 export { isTaskIdShape } from './tasks/ids.js';

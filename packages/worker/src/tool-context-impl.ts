@@ -1,4 +1,5 @@
 import {
+  type AskedTogether,
   errorMessage,
   type InputAnswer,
   type InputRequests,
@@ -100,6 +101,22 @@ export function createToolContext(options: ContextOptions): ContextHandle {
   const knowsClient = data.client !== undefined;
   let queue: Promise<unknown> = Promise.resolve();
   let pendingInputs = 0;
+  /** The input requests asked in the current event-loop turn, and how many turns asked any before. */
+  let turn: { id: string; of: number } | undefined;
+  let turns = 0;
+  /** Counts a request among those of this turn (a `Promise.all` of questions asks them all in one turn). */
+  const askedInThisTurn = (): AskedTogether => {
+    if (turn === undefined) {
+      const opened = { id: String(++turns), of: 0 };
+      turn = opened;
+      setImmediate(() => {
+        if (turn === opened) turn = undefined;
+      });
+    }
+    turn.of += 1;
+    // Read when the request is posted, after the turn ended: by then it counts every request of the turn.
+    return turn;
+  };
 
   /** Runs `step` after every step queued before it; the returned promise carries the step's own outcome. */
   const inOrder = <T>(step: () => Promise<T>): Promise<T> => {
@@ -141,10 +158,12 @@ export function createToolContext(options: ContextOptions): ContextHandle {
     const waitSignal = options?.signal === undefined ? signal : AbortSignal.any([signal, options.signal]);
     waitSignal.throwIfAborted();
     const asTask = method !== 'roots/list' && clientTaskFor(method, options);
+    const together = asTask ? undefined : askedInThisTurn();
     try {
       const answer = await holdingInput(async () => {
         if (asTask) return await runClientTask(clientTaskPeer(waitSignal), method, params);
-        const sent = await send(method, params, services.inputTimeoutMs, options?.key, waitSignal);
+        const how = { key: options?.key, ...(together !== undefined && { together }) };
+        const sent = await send(method, params, services.inputTimeoutMs, how, waitSignal);
         span.setAttribute('jsonrpc.request.id', sent.requestId);
         return sent.answer;
       });
@@ -180,10 +199,10 @@ export function createToolContext(options: ContextOptions): ContextHandle {
     method: OutboxRequestMethod,
     params: Record<string, unknown>,
     timeoutMs: number,
-    key: string | undefined,
+    how: { readonly key?: string | undefined; readonly together?: AskedTogether },
     waitSignal: AbortSignal,
   ): Promise<{ requestId: string; answer: InputAnswer }> => {
-    const requestId = await post(method, params, timeoutMs, key);
+    const requestId = await post(method, params, timeoutMs, how);
     return { requestId, answer: await inputs.waitForAnswer(requestId, { signal: waitSignal, timeoutMs }) };
   };
 
@@ -192,13 +211,18 @@ export function createToolContext(options: ContextOptions): ContextHandle {
     method: OutboxRequestMethod,
     params: Record<string, unknown>,
     timeoutMs: number,
-    key?: string,
+    how: { readonly key?: string | undefined; readonly together?: AskedTogether } = {},
   ): Promise<string> => {
     const requestId = await inputs.create(taskId, ref.ownerId, method, timeoutMs + REQUEST_LINGER_MS);
     const meta = { ...(params._meta as Record<string, unknown> | undefined), [RELATED_TASK_META_KEY]: { taskId } };
     await inOrder(async () => {
       const request = { type: 'request' as const, requestId, method, params: { ...params, _meta: meta } };
-      await outbox.append(taskId, key === undefined ? request : { ...request, key });
+      const { key, together } = how;
+      await outbox.append(taskId, {
+        ...request,
+        ...(key !== undefined && { key }),
+        ...(together !== undefined && { together: { id: together.id, of: together.of } }),
+      });
     });
     return requestId;
   };
@@ -217,7 +241,7 @@ export function createToolContext(options: ContextOptions): ContextHandle {
   };
 
   const clientTaskPeer = (waitSignal: AbortSignal): ClientTaskPeer => ({
-    send: (method, params, timeoutMs) => send(method, params, timeoutMs, undefined, waitSignal),
+    send: (method, params, timeoutMs) => send(method, params, timeoutMs, {}, waitSignal),
     post: async (method, params) => void (await post(method, params, CANCEL_LIFETIME_MS)),
     keep: (requestId, task) => inputs.keepClientTask(requestId, task),
     show: (message) => inOrder(() => store.setStatusMessage(ref, message)).then(() => {}),

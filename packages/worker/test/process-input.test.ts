@@ -60,6 +60,7 @@ describe('a forked worker process asking the client for input through Redis', ()
       requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
       _meta: { [RELATED_TASK_META_KEY]: { taskId } },
     });
+    expect(request.together).toEqual({ id: expect.any(String), of: 1 });
     expect(await peer.taskOf(request)).toBe(taskId);
     await gateway.waitFor(taskId, (task) => task.status === 'input_required');
     expect(await peer.answer(request, { result: { action: 'accept', content: { name: 'Ada' } } })).toBe('ok');
@@ -89,6 +90,9 @@ describe('a forked worker process asking the client for input through Redis', ()
     const peer = client(gateway);
     const taskId = await gateway.call('asker', { kind: 'elicit', questions: 2 });
     const [first, second] = await peer.request(taskId, 2);
+    // Asked in one turn (a Promise.all): both say so, with the same id, so a round can wait for both.
+    expect(first?.together).toEqual({ id: expect.any(String), of: 2 });
+    expect(second?.together).toEqual(first?.together);
     await gateway.waitFor(taskId, (task) => task.status === 'input_required');
     await peer.answer(first as Request, { result: { action: 'accept', content: { name: 'one' } } });
     await new Promise((resolve) => setTimeout(resolve, 300));

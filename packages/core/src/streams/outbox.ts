@@ -4,7 +4,6 @@ import { Keys } from '../redis/keys.js';
 import { Scripts } from '../redis/script-replies.js';
 import { TaskSessionKeys } from '../tasks/task-session-keys.js';
 
-/** A server-to-client message produced while a task runs, waiting for a stream to deliver it. */
 /**
  * The server-to-client requests a task sends: input requests, and the requests that follow a client task
  * (CLT-1: `tasks/get`, `tasks/result`, `tasks/cancel` of the task the client made of an input request).
@@ -17,6 +16,16 @@ export type OutboxRequestMethod =
   | 'tasks/result'
   | 'tasks/cancel';
 
+/**
+ * The input requests a tool asked in one event-loop turn (a `Promise.all` of questions): their shared id and
+ * how many they were when this one was posted. A 2026-07-28 input round goes out once all of them are posted.
+ */
+export interface AskedTogether {
+  readonly id: string;
+  readonly of: number;
+}
+
+/** A server-to-client message produced while a task runs, waiting for a stream to deliver it. */
 export type OutboxMessage =
   | { readonly type: 'progress'; readonly progress: number; readonly total?: number; readonly message?: string }
   | { readonly type: 'log'; readonly level: string; readonly logger?: string; readonly data: unknown }
@@ -28,6 +37,8 @@ export type OutboxMessage =
       readonly params: Record<string, unknown>;
       /** The request's key among the `inputRequests` of revision 2026-07-28, when the tool chose one. */
       readonly key?: string;
+      /** The requests asked in the same turn as this one (absent: written by an earlier version). */
+      readonly together?: AskedTogether;
     };
 
 export interface OutboxEntry {

@@ -1,4 +1,4 @@
-import type { InputRequests, StoredTask, TaskOutbox } from '@taskgate/core';
+import type { AskedTogether, InputRequests, StoredTask, TaskOutbox } from '@taskgate/core';
 import { ProtocolError, RELATED_TASK_META_KEY } from '@taskgate/protocol';
 
 /** What reading and answering a task's input requests uses. */
@@ -19,31 +19,63 @@ interface PendingInput {
 /**
  * The task's input requests still waiting for an answer, by key (the tool's key, else the request id), from
  * its outbox. The related-task `_meta` of relayed requests is left out: the task id is the request's context.
+ * `complete`: every request asked in the same turn as a pending one is posted; undefined when a pending one
+ * does not say (written by an earlier version).
  */
-async function pending(services: InputServices, taskId: string): Promise<Map<string, PendingInput>> {
+async function pending(
+  services: InputServices,
+  taskId: string,
+): Promise<{ byKey: Map<string, PendingInput>; complete: boolean | undefined }> {
   const entries = await services.outbox.range(taskId, '-', '+');
-  const byId = new Map<string, { key: string; request: PendingInput['request'] }>();
+  const byId = new Map<string, { key: string; request: PendingInput['request']; together?: AskedTogether }>();
+  /** Per turn: how many of its requests are posted, and how many it asked. */
+  const turns = new Map<string, { posted: number; of: number }>();
   for (const { message } of entries) {
     if (message.type !== 'request') continue;
     const { [RELATED_TASK_META_KEY]: _related, ...meta } = (message.params._meta ?? {}) as Record<string, unknown>;
     const { _meta: _sent, ...rest } = message.params;
     const params = Object.keys(meta).length === 0 ? rest : { ...rest, _meta: meta };
-    byId.set(message.requestId, { key: message.key ?? message.requestId, request: { method: message.method, params } });
+    const { together } = message;
+    byId.set(message.requestId, {
+      key: message.key ?? message.requestId,
+      request: { method: message.method, params },
+      ...(together !== undefined && { together }),
+    });
+    if (together === undefined) continue;
+    const turn = turns.get(together.id) ?? { posted: 0, of: 0 };
+    turns.set(together.id, { posted: turn.posted + 1, of: Math.max(turn.of, together.of) });
   }
   const open = await services.inputs.unanswered(taskId, [...byId.keys()]);
   const byKey = new Map<string, PendingInput>();
+  let complete: boolean | undefined = true;
   for (const requestId of open) {
     const found = byId.get(requestId);
-    if (found !== undefined) byKey.set(found.key, { requestId, request: found.request });
+    if (found === undefined) continue;
+    byKey.set(found.key, { requestId, request: found.request });
+    const turn = found.together === undefined ? undefined : turns.get(found.together.id);
+    if (turn === undefined) complete = complete === false ? false : undefined;
+    else if (turn.posted < turn.of) complete = false;
   }
-  return byKey;
+  return { byKey, complete };
 }
 
 /** The task's pending input requests, by key. */
 export async function pendingInputs(services: InputServices, taskId: string): Promise<InputRequestsView> {
-  const view: InputRequestsView = {};
-  for (const [key, { request }] of await pending(services, taskId)) view[key] = request;
-  return view;
+  return (await pendingRound(services, taskId)).inputs;
+}
+
+/**
+ * The task's pending input requests, by key, and whether the tool has posted every request it asked
+ * together with them (`complete`; undefined when a request does not say).
+ */
+export async function pendingRound(
+  services: InputServices,
+  taskId: string,
+): Promise<{ inputs: InputRequestsView; complete: boolean | undefined }> {
+  const { byKey, complete } = await pending(services, taskId);
+  const inputs: InputRequestsView = {};
+  for (const [key, { request }] of byKey) inputs[key] = request;
+  return { inputs, complete };
 }
 
 /** The pauses of `requestsOfWaitingTask` before each re-read (ms): at most 310 ms in all. */
@@ -74,7 +106,7 @@ export async function answerInputs(services: InputServices, task: StoredTask, re
     throw ProtocolError.invalidParams('Invalid params: params.inputResponses must be an object of answers by key');
   }
   const entries = Object.entries(responses as Record<string, unknown>);
-  const open = await pending(services, task.taskId);
+  const open = (await pending(services, task.taskId)).byKey;
   for (const [key, value] of entries) {
     if (open.has(key) && (typeof value !== 'object' || value === null || Array.isArray(value))) {
       throw ProtocolError.invalidParams(

@@ -1,6 +1,6 @@
 import { Keys, type StoredTask } from '@taskgate/core';
 import { isTerminalStatus, LoggingLevelSchema, type ProgressToken, ProtocolError } from '@taskgate/protocol';
-import { answerInputs, type InputRequestsView, pendingInputs } from '../../methods/pending-inputs.js';
+import { answerInputs, type InputRequestsView, pendingInputs, pendingRound } from '../../methods/pending-inputs.js';
 import { toolsCall } from '../../methods/tools-call.js';
 import { removeWaitingJob } from '../../tasks/cancel-call.js';
 import { RoundWake } from '../../tasks/round-wake.js';
@@ -104,11 +104,13 @@ function noticesOf(ctx: Rev2026Context, record: StoredTask): CallNotices {
 type Settled = { readonly task: StoredTask } | { readonly task: StoredTask; readonly inputs: InputRequestsView };
 
 /**
- * A tool may ask several things at once: a round goes out once no new request came for this long (ms). A
- * quiet period after an arrival, not a poll: nothing is read again unless a request arrived. Long enough for
- * the requests of one `Promise.all` to arrive on a busy worker; short beside a person answering.
+ * A tool may ask several things at once (a `Promise.all` of questions): its worker marks the requests of one
+ * event-loop turn with their number, and a round goes out once all of them are posted, or after
+ * `TOGETHER_WAIT_MS` if one never is. Requests that do not say (an earlier worker) go out once no new one
+ * came for `QUIET_MS`: a quiet period after an arrival, not a poll.
  */
 const QUIET_MS = 100;
+const TOGETHER_WAIT_MS = 5000;
 
 /**
  * Until the record is terminal, or waits for input it has asked for. Woken by the task follower (its status
@@ -125,21 +127,26 @@ async function settle(
   try {
     await wake.start();
     let asked = 0;
+    let since: number | undefined;
     for (;;) {
       if (signal.aborted) return 'aborted';
       await notices.drain(taskId);
       const task = await ctx.services.tasks.read(taskId);
       if (task === undefined) throw ProtocolError.internal('The call expired before it finished');
       if (isTerminalStatus(task.status)) return { task };
-      let quietMs: number | undefined;
+      let waitMs: number | undefined;
       if (task.status === 'input_required') {
-        const inputs = await pendingInputs(ctx.services, taskId);
+        const { inputs, complete } = await pendingRound(ctx.services, taskId);
         const count = Object.keys(inputs).length;
-        if (count > 0 && count === asked) return { task, inputs };
-        if (count > 0) quietMs = QUIET_MS;
+        if (count > 0) {
+          since ??= Date.now();
+          const left = TOGETHER_WAIT_MS - (Date.now() - since);
+          if (complete === true || (complete === undefined && count === asked) || left <= 0) return { task, inputs };
+          waitMs = complete === false ? left : QUIET_MS;
+        }
         asked = count;
       }
-      await wake.next(quietMs);
+      await wake.next(waitMs);
     }
   } finally {
     await wake.stop();
