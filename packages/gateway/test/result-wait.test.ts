@@ -36,7 +36,7 @@ async function primingOf(response: { body: Promise<string> }): Promise<string> {
 /** Every key of the test's prefix that a stream writes: its state, log and leases, the carrier, the held set. */
 async function streamKeys(stack: Stack, prefix: string): Promise<string[]> {
   const keys = await stack.redis.keys(`${prefix}*`);
-  return keys.filter((key) => /:(sse|carrier):|streams:/.test(key));
+  return keys.filter((key) => /:(sse|carrier):|streams:/.test(key)).sort();
 }
 
 describe('tasks/result of a running task', () => {
