@@ -108,6 +108,11 @@ const FIELDS = [
 ] as const;
 const TERMINAL: readonly TaskStatus[] = ['completed', 'failed', 'cancelled'];
 
+/** Where an entry goes among those of the same millisecond (a stable sort keeps the rest in trail order). */
+function timelineRank(entry: TimelineEntry): number {
+  return entry.event === 'created' ? 0 : entry.event === 'finished' ? 2 : 1;
+}
+
 function adminTask(record: StoredTask): AdminTask {
   return {
     taskId: record.taskId,
@@ -203,7 +208,8 @@ export class AdminTasks {
       } else if (message.type === 'request') timeline.push({ at, event: 'input_request', detail: message.method });
       else timeline.push({ at, event: 'log', detail: message.level });
     }
-    timeline.sort((a, b) => a.at - b.at);
+    // Same millisecond: the creation first and the end last (a tool's last progress often shares its end's ms).
+    timeline.sort((a, b) => a.at - b.at || timelineRank(a) - timelineRank(b));
     const outcome = rawOutcome === null ? undefined : (JSON.parse(rawOutcome) as StoredResult);
     return {
       task: adminTask(record),
