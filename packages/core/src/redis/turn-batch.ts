@@ -8,10 +8,12 @@ interface Pending {
 }
 
 /**
- * HMGETs asked for in one turn of the event loop, sent at its end (`setImmediate`) as one pipeline per slot
- * tag (a pipeline on a Redis Cluster must stay in one slot): when a burst of task messages wakes thousands of
- * waiters at once, their reads go out in a few writes and come back in a few reads, not one round trip and
- * one socket write each.
+ * HMGETs asked for by the continuations of one callback (one microtask run), sent once those have run as one
+ * pipeline per slot tag (a pipeline on a Redis Cluster must stay in one slot): when a burst of task messages
+ * wakes thousands of waiters at once, their reads go out in a few writes and come back in a few reads, not one
+ * round trip and one socket write each. Not at the turn's end (`setImmediate`): the connection's write
+ * batching (`write-batching.ts`) corks until then, and a pipeline written in that phase would wait one more
+ * turn for its uncork.
  */
 export class TurnBatch {
   readonly #redis: Redis;
@@ -22,10 +24,10 @@ export class TurnBatch {
     this.#redis = redis;
   }
 
-  /** `HMGET key ...fields`, sent with the others of this turn whose keys carry slot tag `tag`. */
+  /** `HMGET key ...fields`, sent with the others of this microtask run whose keys carry slot tag `tag`. */
   hmget(tag: string, key: string, fields: readonly string[]): Promise<(string | null)[]> {
     return new Promise((resolve, reject) => {
-      if (this.#pending.size === 0) setImmediate(() => this.#flushAll());
+      if (this.#pending.size === 0) queueMicrotask(() => this.#flushAll());
       let group = this.#pending.get(tag);
       if (group === undefined) {
         group = [];

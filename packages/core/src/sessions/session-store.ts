@@ -170,14 +170,15 @@ export class SessionStore {
     }
     // A hash without protocolVersion is a remnant of a write racing `end`; it expires on its own.
     if (fields.protocolVersion === undefined) return undefined;
-    const level = LoggingLevelSchema.safeParse(fields.logLevel);
+    // Most sessions never set a level: no parse (and no failed parse's error object) per request then.
+    const level = fields.logLevel === undefined ? undefined : LoggingLevelSchema.safeParse(fields.logLevel);
     return {
       sessionId,
       ...(fields.principal !== undefined && { principalId: fields.principal }),
       protocolVersion: fields.protocolVersion,
       clientCapabilities: parseObject(fields.clientCapabilities) ?? {},
       ...(fields.clientInfo !== undefined && { clientInfo: parseObject(fields.clientInfo) ?? {} }),
-      ...(level.success && { logLevel: level.data }),
+      ...(level?.success === true && { logLevel: level.data }),
       createdAt: Number(fields.createdAt ?? 0),
     };
   }
