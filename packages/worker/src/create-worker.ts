@@ -23,6 +23,7 @@ import {
   type ToolJobData,
   ToolQueues,
   taskMetrics,
+  taskRefOf,
   WorkerRegistry,
   watchQueues,
   watchRedis,
@@ -33,9 +34,9 @@ import { Registry } from 'prom-client';
 import { WORKER_DEFAULTS } from './defaults.js';
 import type { AnyPromptDefinition } from './define-prompt.js';
 import { type AnyToolDefinition, toCatalogEntry } from './define-tool.js';
+import { FinalFailures } from './final-failures.js';
 import { LiveTools } from './live-tools.js';
 import { type OpsServer, startOpsServer } from './ops-server.js';
-import { toolError } from './outcome.js';
 import { type LaterQueue, planLaterQueues, planQueues, type QueuePlan } from './queue-plan.js';
 import { type AnyResourceDefinition, createReadServer } from './read-server.js';
 import { RecordedFailure, type RunnerDeps, type RunningJob, runJob } from './run-job.js';
@@ -239,17 +240,11 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
   });
 
   /** A job BullMQ failed for good without runJob storing an outcome (e.g. Redis trouble): fail the task too. */
+  const finalFailures = new FinalFailures(store, logger);
   const onFailed = (job: Job<ToolJobData> | undefined, error: Error): void => {
     if (job === undefined || error instanceof RecordedFailure || typeof job.data?.taskId !== 'string') return;
     const final = error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
-    if (!final) return;
-    const failed = toolError('The worker could not run the tool to completion');
-    store.finish({ taskId: job.data.taskId, ownerId: job.data.ownerId }, failed.outcome, failed.statusMessage).then(
-      (ended) => {
-        if (ended.ok) logger.warn({ taskId: job.data.taskId, err: error.message }, 'job failed; task failed');
-      },
-      (cause: unknown) => logger.error({ taskId: job.data.taskId, err: errorMessage(cause) }, 'could not fail task'),
-    );
+    if (final) void finalFailures.fail(taskRefOf(job.data), error.message);
   };
 
   /** Consumes one BullMQ queue (one shard) of a plan. */
@@ -349,6 +344,7 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
         await Promise.all([...workers.map((worker) => worker.close()), reads?.close()]);
       } finally {
         clearTimeout(deadline);
+        finalFailures.close();
         deps.watch.close();
         for (const stop of unwatch) stop();
         await ownQueues.close();
