@@ -239,8 +239,8 @@ export function createWorker(options: CreateWorkerOptions): TaskgateWorker {
     ...(options.laterReadQueues !== undefined && { laterQueues: options.laterReadQueues }),
   });
 
-  /** A job BullMQ failed for good without runJob storing an outcome (e.g. Redis trouble): fail the task too. */
   const finalFailures = new FinalFailures(store, logger);
+  /** A job BullMQ failed for good without runJob storing an outcome (e.g. Redis trouble): fail the task too. */
   const onFailed = (job: Job<ToolJobData> | undefined, error: Error): void => {
     if (job === undefined || error instanceof RecordedFailure || typeof job.data?.taskId !== 'string') return;
     const final = error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
