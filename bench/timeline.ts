@@ -20,21 +20,20 @@ import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { parseConfig } from './lib/config.js';
 import { answerOf } from './lib/lean-client.js';
-import { localPortsTo } from './lib/proc-stats.js';
+import { cpuTimes, localPortsTo } from './lib/proc-stats.js';
 import { ProcessSet } from './lib/processes.js';
+import { percentile } from './lib/stats.js';
 import { startTaskgate } from './systems/taskgate.js';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 /** Wall-clock microseconds, comparable with MONITOR's timestamps on the same machine. */
 const nowUs = (): number => (performance.timeOrigin + performance.now()) * 1000;
-const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[values.length >> 1] ?? NaN;
-
-/** User and system CPU ms of a process (/proc/<pid>/stat, 100 ticks per second). */
-function cpuOf(pid: number): { user: number; system: number } {
-  const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
-  return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
-}
+const median = (values: readonly number[]): number =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
 
 /** The lean create → result path with a mark when the create's answer arrived. */
 class TimedClient {
@@ -134,7 +133,7 @@ async function main(): Promise<void> {
       'redis-server': taskgate.redisServer.pid,
       'bench client': process.pid,
     };
-    const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuOf(pid)]));
+    const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuTimes(pid)]));
     const totals: number[] = [];
     for (let i = 0; i < tasks; i++) {
       const start = nowUs();
@@ -146,7 +145,7 @@ async function main(): Promise<void> {
     );
     process.stdout.write('CPU ms per task (user + system):\n');
     for (const [name, pid] of Object.entries(pids)) {
-      const now = cpuOf(pid);
+      const now = cpuTimes(pid);
       const was = before[name] ?? now;
       const user = (now.user - was.user) / tasks;
       const system = (now.system - was.system) / tasks;

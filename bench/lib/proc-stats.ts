@@ -9,10 +9,16 @@ export function rssBytes(pid: number): number {
   return Number(match[1]) * 1024;
 }
 
-/** CPU time (user + system, ms) a process has used, from /proc/<pid>/stat (Linux, 100 ticks per second). */
-export function cpuMs(pid: number): number {
+/** User and system CPU time (ms) a process has used, from /proc/<pid>/stat (Linux, 100 ticks per second). */
+export function cpuTimes(pid: number): { readonly user: number; readonly system: number } {
   const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
+}
+
+/** CPU time (user + system, ms) a process has used. */
+export function cpuMs(pid: number): number {
+  const { user, system } = cpuTimes(pid);
+  return user + system;
 }
 
 /** Resolves once `pid` has used under 5 % of a core for two 500 ms windows in a row (or after `timeoutMs`). */

@@ -63,3 +63,16 @@ export async function waitFor(check: () => boolean | Promise<boolean>, what: str
 export function byteOrder(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a), Buffer.from(b));
 }
+
+/** Calls `onWrite` at each socket write of the connection (`_write` for one chunk, `_writev` for several). */
+export function onSocketWrite(redis: Redis, onWrite: () => void): void {
+  const stream = (redis as unknown as { stream: Record<string, (...args: unknown[]) => void> }).stream;
+  for (const name of ['_write', '_writev'] as const) {
+    const original = stream[name];
+    if (typeof original !== 'function') continue;
+    stream[name] = function (this: unknown, ...args: unknown[]) {
+      onWrite();
+      return original.apply(this, args);
+    };
+  }
+}

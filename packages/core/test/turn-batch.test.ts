@@ -3,19 +3,7 @@ import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { createRedisConnection } from '../src/index.js';
 import { TurnBatch } from '../src/redis/turn-batch.js';
-
-/** Records each socket write of the connection (`_write` for one chunk, `_writev` for several) in `events`. */
-function recordWrites(redis: Redis, events: string[]): void {
-  const stream = (redis as unknown as { stream: Record<string, (...args: unknown[]) => void> }).stream;
-  for (const name of ['_write', '_writev'] as const) {
-    const original = stream[name];
-    if (typeof original !== 'function') continue;
-    stream[name] = function (this: unknown, ...args: unknown[]) {
-      events.push('write');
-      return original.apply(this, args);
-    };
-  }
-}
+import { onSocketWrite } from './support.js';
 
 /** Counts the pipelines the connection makes. */
 function countPipelines(redis: Redis): { readonly count: () => number } {
@@ -57,7 +45,7 @@ describe('reads batched by the microtask run that asked for them', () => {
     try {
       await redis.hset('{a}:one', 'status', 'working');
       const events: string[] = [];
-      recordWrites(redis, events);
+      onSocketWrite(redis, () => events.push('write'));
       const batch = new TurnBatch(redis);
       // Asked for where a woken waiter asks: in the continuation of a reply (the poll phase of a turn). An
       // immediate queued just before the read, and one that queues another: the second runs in the next turn.

@@ -3,19 +3,14 @@ import { startRedis } from '@taskgate/test-harness';
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { createRedisConnection } from '../src/index.js';
+import { onSocketWrite } from './support.js';
 
-/** Counts the socket writes (system calls: `_write` for one chunk, `_writev` for several) of the connection's socket. */
+/** Counts the socket writes (system calls) of the connection's socket. */
 function countWrites(redis: Redis): { readonly count: () => number } {
-  const stream = (redis as unknown as { stream: Record<string, (...args: unknown[]) => void> }).stream;
   let writes = 0;
-  for (const name of ['_write', '_writev'] as const) {
-    const original = stream[name];
-    if (typeof original !== 'function') continue;
-    stream[name] = function (this: unknown, ...args: unknown[]) {
-      writes += 1;
-      return original.apply(this, args);
-    };
-  }
+  onSocketWrite(redis, () => {
+    writes += 1;
+  });
   return { count: () => writes };
 }
 

@@ -3,6 +3,7 @@ import { toolError } from './outcome.js';
 
 const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 5000;
+const FAILED = toolError('The worker could not run the tool to completion');
 
 /** How failing a task ended: written, refused (the task had ended or expired), or given up (the worker closed). */
 export type FinalFailure = 'failed' | 'ended' | 'given up';
@@ -34,12 +35,11 @@ export class FinalFailures {
 
   /** Fails the task, trying again while Redis does not answer; resolves with how it ended. */
   async fail(ref: TaskRef, cause: string): Promise<FinalFailure> {
-    const failed = toolError('The worker could not run the tool to completion');
     this.#pending += 1;
     try {
       for (let delayMs = FIRST_RETRY_MS; !this.#closed; delayMs = Math.min(MAX_RETRY_MS, delayMs * 2)) {
         try {
-          const ended = await this.#store.finish(ref, failed.outcome, failed.statusMessage);
+          const ended = await this.#store.finish(ref, FAILED.outcome, FAILED.statusMessage);
           if (!ended.ok) return 'ended';
           this.#logger.warn({ taskId: ref.taskId, err: cause }, 'job failed; task failed');
           return 'failed';

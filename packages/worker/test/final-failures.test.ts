@@ -1,5 +1,5 @@
 import { createRedisConnection, Keys, type Logger, TaskStore, taskRefOf } from '@taskgate/core';
-import { startPersistentRedis } from '@taskgate/test-harness';
+import { type PersistentRedis, startPersistentRedis, waitFor } from '@taskgate/test-harness';
 import { describe, expect, it } from 'vitest';
 import { FinalFailures } from '../src/final-failures.js';
 
@@ -13,13 +13,21 @@ function recordingLogger(): Logger & { readonly messages: string[] } {
   return logger;
 }
 
-const waitFor = async (check: () => boolean, what: string): Promise<void> => {
-  const until = Date.now() + 15_000;
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-};
+/**
+ * A task store and its final failures on a connection whose commands fail while Redis is away (the gateway's
+ * kind), so each try fails at once; `close` gives up what is pending and drops the connection.
+ */
+function setup(server: PersistentRedis) {
+  const redis = createRedisConnection(server.url, 'command', () => {});
+  const logger = recordingLogger();
+  const store = new TaskStore({ redis, keys: new Keys('final'), cursorSecret: 'final-failures-secret-0123456789' });
+  const failures = new FinalFailures(store, logger);
+  const close = (): void => {
+    failures.close();
+    redis.disconnect();
+  };
+  return { logger, store, failures, close };
+}
 
 const MESSAGE = 'The worker could not run the tool to completion';
 
@@ -28,11 +36,7 @@ const MESSAGE = 'The worker could not run the tool to completion';
 describe('failing the task of a job failed for good', () => {
   it('fails the task once Redis answers again, trying again while it does not', async () => {
     await using server = await startPersistentRedis();
-    // A connection whose commands fail while Redis is away (the gateway's kind), so each try fails at once.
-    const redis = createRedisConnection(server.url, 'command', () => {});
-    const logger = recordingLogger();
-    const store = new TaskStore({ redis, keys: new Keys('final'), cursorSecret: 'final-failures-secret-0123456789' });
-    const failures = new FinalFailures(store, logger);
+    const { logger, store, failures, close } = setup(server);
     try {
       const task = await store.create({ owner: 'owner-a', tool: 'report' });
       await server.kill();
@@ -49,17 +53,13 @@ describe('failing the task of a job failed for good', () => {
       expect(read.task.statusMessage).toBe(`Tool failed: ${MESSAGE}`);
       expect(read.outcome).toEqual({ result: { content: [{ type: 'text', text: MESSAGE }], isError: true } });
     } finally {
-      failures.close();
-      redis.disconnect();
+      close();
     }
   });
 
   it('leaves a task that ended meanwhile as it is, and gives up when the worker closes', async () => {
     await using server = await startPersistentRedis();
-    const redis = createRedisConnection(server.url, 'command', () => {});
-    const logger = recordingLogger();
-    const store = new TaskStore({ redis, keys: new Keys('final'), cursorSecret: 'final-failures-secret-0123456789' });
-    const failures = new FinalFailures(store, logger);
+    const { logger, store, failures, close } = setup(server);
     try {
       const done = await store.create({ owner: 'owner-a', tool: 'report' });
       await store.finish(taskRefOf(done), { result: { content: [{ type: 'text', text: 'ok' }] } });
@@ -78,8 +78,7 @@ describe('failing the task of a job failed for good', () => {
       await server.restart();
       expect((await store.read(waiting.taskId))?.status).toBe('working');
     } finally {
-      failures.close();
-      redis.disconnect();
+      close();
     }
   });
 });
