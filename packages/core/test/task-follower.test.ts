@@ -236,6 +236,24 @@ describe('TaskFollower', () => {
     expect(follower.followed).toBe(0);
     while ((await channels(taskId)) > 0) await new Promise((resolve) => setTimeout(resolve, 10));
   });
+
+  it('makes no first read for a new follow whose waiters read the task themselves, and one when any does not', async () => {
+    const { follower, create, finishSilently } = setUp(60_000);
+    // Both tasks ended with nothing published: only a read can tell.
+    const [alone, mixed] = [await create(), await create()];
+    await Promise.all([finishSilently(alone), finishSilently(mixed)]);
+    const ends: string[] = [];
+    const reader = (name: string): TaskWaiter => ({ readsOnceLive: true, taskEnded: () => void ends.push(name) });
+    follower.follow(alone, reader('alone reader'));
+    await follower.live(alone);
+    follower.follow(mixed, reader('mixed reader'));
+    follower.follow(mixed, { taskEnded: () => void ends.push('mixed plain') });
+    await follower.live(mixed);
+    await expect.poll(() => ends.length).toBe(2);
+    // The follower's read of the mixed follow told both its waiters; the lone reader was told nothing.
+    expect(ends.sort()).toEqual(['mixed plain', 'mixed reader']);
+    expect(follower.followed).toBe(1);
+  });
 });
 
 describe('decodeTaskMessage', () => {

@@ -36,6 +36,11 @@ export interface TaskWaiter {
    * subscriber reconnected, a read failed): read the task again. Waiters without it hear only the end.
    */
   taskChanged?(change: TaskChange | undefined): void;
+  /**
+   * Optional, true: the waiter reads the task itself once `TaskFollower.live` settled (or needs no read). A new
+   * follow whose waiters all say so makes no first read of its own.
+   */
+  readonly readsOnceLive?: boolean;
   /** Optional: an arrival in the task's outbox was announced (its entry id), in order with the task's changes. */
   outboxArrived?(entryId: string): void;
 }

@@ -31,6 +31,8 @@ const RETRY_MS = 1000;
 const TICK_MS = 1000;
 /** The default safety interval (see `TaskFollowerOptions.safetyMs`). */
 const DEFAULT_SAFETY_MS = 5 * 60 * 1000;
+/** A waiter that does not read the task itself once its follow is live: a new follow reads it. */
+const READS_NOT = (waiter: TaskWaiter): boolean => waiter.readsOnceLive !== true;
 
 /** One `untilTerminal` call: its signal's abort listener itself (`handleEvent`), so no closure per wait. */
 class PromisedWait implements TaskWaiter {
@@ -63,7 +65,7 @@ class PromisedWait implements TaskWaiter {
  * inline answers, the input rounds and listen streams of 2026-07-28), each woken from its messages (decoded
  * once, by `decodeTaskMessage`): the task's changes, and the arrivals in its outbox (the same channel, in
  * order). A new follow subscribes first, then re-reads (so no change between the caller's read and the
- * subscription is lost).
+ * subscription is lost), unless each of its waiters reads the task itself once live (`readsOnceLive`).
  *
  * Pub/sub loses nothing on a live connection, and a reconnect re-reads every followed task at once. As a last
  * safety net (a task's expiry publishes nothing), one timer for the whole process re-reads the status of every
@@ -193,7 +195,8 @@ export class TaskFollower {
         if (follow.released) return void this.#bus.offTaskChange(follow.taskId, follow.listener);
         follow.subscription = 'live';
         follow.subscribed = SUBSCRIBED;
-        this.#reread(follow, true);
+        // Read for the waiters that do not read the task themselves once live (none: no read).
+        if (follow.waiters.some(READS_NOT)) this.#reread(follow, true);
       },
       () => {
         // No subscription (the bus is closing, or Redis is away): re-read now, and subscribe again soon.

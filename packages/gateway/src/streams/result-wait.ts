@@ -143,6 +143,8 @@ type Signal = Decision | Extract<TaskEnd, { kind: 'terminal' }>;
 const RANK: Readonly<Record<Signal['kind'], number>> = { quiet: 1, answer: 2, terminal: 2, stream: 3, gone: 4 };
 
 class ResultWait implements TaskWaiter {
+  /** `decide` reads the task once its follow is live. */
+  readonly readsOnceLive = true;
   readonly #ctx: SessionContext;
   readonly #res: ServerResponse;
   readonly #taskId: string;
