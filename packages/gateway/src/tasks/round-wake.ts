@@ -8,6 +8,8 @@ import type { TaskFollower, TaskWaiter } from '@taskgate/core';
  * request: the follower's waiter and the signal's listener at once.
  */
 export class RoundWake implements TaskWaiter {
+  /** The loop reads the task once `start` resolved: the follower makes no read of its own for it. */
+  readonly readsOnceLive = true;
   readonly #follower: TaskFollower;
   readonly #taskId: string;
   readonly #signal: AbortSignal;
