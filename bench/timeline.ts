@@ -1,6 +1,7 @@
 /**
  * Where one task's time goes at one in flight: `bash scripts/bench --timeline [--tasks N]` (or `node
- * --conditions=taskgate-source --import tsx bench/timeline.ts`). Starts one taskgate gateway and worker on a
+ * --conditions=taskgate-source --import tsx bench/timeline.ts`; `--profile` adds the top 25 functions by self
+ * time of the gateway and the worker, from `node --cpu-prof`). Starts one taskgate gateway and worker on a
  * private redis-server, warms up, then with a lean client (raw JSON-RPC over keep-alive HTTP, create →
  * tasks/result, one task at a time):
  * 1. runs N tasks (default 2000) and prints the create→result p50 and the CPU time per task of each process
@@ -22,6 +23,7 @@ import { parseConfig } from './lib/config.js';
 import { answerOf } from './lib/lean-client.js';
 import { cpuTimes, localPortsTo } from './lib/proc-stats.js';
 import { ProcessSet } from './lib/processes.js';
+import { profilesIn, renderTop, topSelfTime } from './lib/profile.js';
 import { percentile } from './lib/stats.js';
 import { startTaskgate } from './systems/taskgate.js';
 
@@ -112,10 +114,14 @@ function stepOf(args: readonly string[]): string {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ args: process.argv.slice(2), options: { tasks: { type: 'string' } }, strict: false });
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: { tasks: { type: 'string' }, profile: { type: 'boolean', default: false } },
+    strict: false,
+  });
   const tasks = Number(values.tasks ?? 2000);
   const monitored = Math.min(tasks, 500);
-  const config = parseConfig(['--quick', '--no-fastmcp'], root);
+  const config = parseConfig(['--quick', '--no-fastmcp', ...(values.profile === true ? ['--profile'] : [])], root);
   const logDir = mkdtempSync(join(tmpdir(), 'taskgate-timeline-'));
   const processes = new ProcessSet(logDir);
   const monitorFile = join(logDir, 'monitor.txt');
@@ -225,6 +231,11 @@ async function main(): Promise<void> {
   } finally {
     await processes.stopAll();
     rmSync(logDir, { recursive: true, force: true });
+  }
+  // --profile: the processes wrote their profiles as they stopped.
+  if (config.profileDir !== undefined) {
+    for (const { process: name, file } of profilesIn(config.profileDir))
+      process.stdout.write(`\n${renderTop(name, topSelfTime(file, root, 25))}\n`);
   }
 }
 

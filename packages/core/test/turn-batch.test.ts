@@ -17,7 +17,7 @@ function countPipelines(redis: Redis): { readonly count: () => number } {
 }
 
 describe('reads batched by the microtask run that asked for them', () => {
-  it('the reads of one run go out as one pipeline per slot tag, each with its own reply', async () => {
+  it('the reads of one run go out as one pipeline per slot tag (a lone read as itself), each with its own reply', async () => {
     await using server = await startRedis();
     const redis = createRedisConnection(server.url, 'command', () => {});
     try {
@@ -33,7 +33,11 @@ describe('reads batched by the microtask run that asked for them', () => {
         batch.hmget('{a}', '{a}:none', ['status']),
       ]);
       expect(replies).toEqual([['working', null], ['completed'], ['failed'], [null]]);
-      expect(pipelines.count()).toBe(2);
+      // {a}'s three reads in one pipeline; {b}'s one read needs none.
+      expect(pipelines.count()).toBe(1);
+      await expect(batch.hmget('{b}', '{b}:three', ['status'])).resolves.toEqual(['failed']);
+      await expect(batch.hmget('{b}', '{b}:none', ['status'])).resolves.toEqual([null]);
+      expect(pipelines.count()).toBe(1);
     } finally {
       redis.disconnect();
     }
