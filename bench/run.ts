@@ -171,7 +171,7 @@ async function runAll(
     results.c = c;
     sayWaiters(c);
     say('c. the same from a session without a GET stream (raw HTTP), on a fresh gateway: quiet streams');
-    const quiet = await runWaiters(taskgate, config.waiters, processes, root, 'no-get');
+    const quiet = await runWaiters(taskgate, config.waiters, processes, root, 'no-get', config.profileDir);
     results.cNoGet = { ...quiet, floorRssGrowthMb };
     sayWaiters(results.cNoGet);
   }

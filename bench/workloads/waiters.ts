@@ -149,21 +149,32 @@ async function rawSession(url: string): Promise<{ client: { close(): Promise<voi
   return { client: { close: async () => {} }, sessionId };
 }
 
-/** A fresh gateway process on the system's Redis (so each variant of c starts from the same RSS). */
+/**
+ * A fresh gateway process on the system's Redis (so each variant of c starts from the same RSS); with
+ * `profileDir` (`--profile`), it writes its CPU profile there as the others do.
+ */
 async function startGateway(
   system: TaskgateSystem,
   processes: ProcessSet,
   root: string,
   name: string,
+  profileDir: string | undefined,
 ): Promise<{ gateway: BenchProcess; url: string }> {
   const port = await freePort();
-  const gateway = processes.spawnNode(name, `${root}bench/fixtures/gateway-main.ts`, [], {
-    REDIS_URL: system.redisServer.url,
-    TASKGATE_KEY_PREFIX: system.keys.prefix,
-    TASKGATE_CURSOR_SECRET: system.cursorSecret,
-    LOG_LEVEL: 'info',
-    PORT: String(port),
-  });
+  const profile = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}/${name}`];
+  const gateway = processes.spawnNode(
+    name,
+    `${root}bench/fixtures/gateway-main.ts`,
+    [],
+    {
+      REDIS_URL: system.redisServer.url,
+      TASKGATE_KEY_PREFIX: system.keys.prefix,
+      TASKGATE_CURSOR_SECRET: system.cursorSecret,
+      LOG_LEVEL: 'info',
+      PORT: String(port),
+    },
+    profile,
+  );
   await waitUntil(`${name} /readyz`, () => answers200(`http://127.0.0.1:${port}/readyz`), {
     proc: gateway,
     timeoutMs: 60_000,
@@ -184,8 +195,10 @@ export async function runWaiters(
   processes: ProcessSet,
   root: string,
   session: WaiterSession = 'sdk',
+  profileDir?: string,
 ): Promise<WaitersResult> {
-  const on = session === 'sdk' ? undefined : await startGateway(system, processes, root, 'c-gateway-no-get');
+  const on =
+    session === 'sdk' ? undefined : await startGateway(system, processes, root, 'c-gateway-no-get', profileDir);
   const gateway = on?.gateway ?? (system.gateways[0] as BenchProcess);
   const url = on?.url ?? (system.gatewayUrls[0] as string);
   const { client, sessionId } = session === 'sdk' ? await connect(url) : await rawSession(url);
