@@ -9,11 +9,11 @@ interface Pending {
 
 /**
  * HMGETs asked for by the continuations of one callback (one microtask run), sent once those have run as one
- * pipeline per slot tag (a pipeline on a Redis Cluster must stay in one slot; a lone read as itself): when a burst of task messages
- * wakes thousands of waiters at once, their reads go out in a few writes and come back in a few reads, not one
- * round trip and one socket write each. Not at the turn's end (`setImmediate`): the connection's write
- * batching (`write-batching.ts`) corks until then, and a pipeline written in that phase would wait one more
- * turn for its uncork.
+ * pipeline per slot tag (a pipeline on a Redis Cluster must stay in one slot; a lone read goes as itself):
+ * when a burst of task messages wakes thousands of waiters at once, their reads go out in a few writes and
+ * come back in a few reads, not one round trip and one socket write each. Not at the turn's end
+ * (`setImmediate`): the connection's write batching (`write-batching.ts`) corks until then, and a pipeline
+ * written in that phase would wait one more turn for its uncork.
  */
 export class TurnBatch {
   readonly #redis: Redis;
@@ -45,7 +45,7 @@ export class TurnBatch {
 
   async #flush(batch: readonly Pending[]): Promise<void> {
     // A lone read goes out as itself: an ioredis pipeline copies every script the connection defines when it
-    // is made (3 % of the gateway's profile at one task in flight), which only a batch pays back.
+    // is made (3.9 % of the gateway's profile at one task in flight), which only a batch pays back.
     const [only] = batch;
     if (batch.length === 1 && only !== undefined) {
       this.#redis.hmget(only.key, ...only.fields).then(only.resolve, only.reject);
