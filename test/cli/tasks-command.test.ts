@@ -130,10 +130,12 @@ describe('taskgate tasks (the admin CLI)', () => {
         const unknown = await tasks(['get', taskId, ...direct]);
         expect(unknown.code).toBe(1);
         expect(unknown.output).toContain('not found');
-        // A task id may start with '-' (base64url): it is an id, not a flag.
-        const dashed = await tasks(['get', `-${taskId.slice(1)}`, ...direct]);
-        expect(dashed.code, dashed.output).toBe(1);
-        expect(dashed.output).toContain('not found');
+        // A task id may start with '-' or '--' (base64url): it is an id, not a flag.
+        for (const dashed of [`-A${taskId.slice(2)}`, `--${taskId.slice(2)}`]) {
+          const got = await tasks(['get', dashed, ...direct]);
+          expect(got.code, got.output).toBe(1);
+          expect(got.output).toContain(`task ${dashed} not found`);
+        }
       } finally {
         await proc.stop('SIGKILL');
         await worker.close({ deadlineMs: 500 });

@@ -62,12 +62,17 @@ function backendOf(values: Record<string, string | boolean | undefined>, env: No
 }
 
 /**
- * A task id is base64url, so one in 64 starts with '-', which parseArgs would take for a short flag: such an
- * argument (no flag of this command has that shape) goes after a `--`, where it is a positional.
+ * A task id is base64url, so one in 64 starts with '-' (and one in 4096 with '--'), which parseArgs would take
+ * for a flag: such an argument before any `--` (no flag of this command is 16 characters of base64url) goes
+ * after a `--`, where it is a positional.
  */
 function idsAsPositionals(argv: readonly string[]): string[] {
-  const ids = argv.filter((arg) => /^-[^-]/.test(arg) && isTaskIdShape(arg));
-  return ids.length === 0 ? [...argv] : [...argv.filter((arg) => !ids.includes(arg)), '--', ...ids];
+  const end = argv.indexOf('--');
+  const flags = end === -1 ? [...argv] : argv.slice(0, end);
+  const ids = flags.filter((arg) => arg.startsWith('-') && isTaskIdShape(arg));
+  if (ids.length === 0) return [...argv];
+  const after = end === -1 ? [] : argv.slice(end + 1);
+  return [...flags.filter((arg) => !ids.includes(arg)), '--', ...ids, ...after];
 }
 
 /** `taskgate tasks list|get|cancel|purge`: operators' view of every owner's tasks. */
