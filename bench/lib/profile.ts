@@ -1,6 +1,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+/**
+ * Node flags that make process `name` write its CPU profile into `<dir>/<name>/` when it exits (the layout
+ * `profilesIn` reads); none without a `dir` (no `--profile`).
+ */
+export function profileFlags(dir: string | undefined, name: string): string[] {
+  return dir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${dir}/${name}`];
+}
+
 /** The parts of a V8 `.cpuprofile` (what `node --cpu-prof` writes) that self time needs. */
 interface CpuProfile {
   readonly nodes: readonly {

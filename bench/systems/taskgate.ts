@@ -6,6 +6,7 @@ import { Redis } from 'ioredis';
 import type { BenchConfig } from '../lib/config.js';
 import { LeanSubject } from '../lib/lean-client.js';
 import { answers200, type BenchProcess, type ProcessSet, waitForLog, waitUntil } from '../lib/processes.js';
+import { profileFlags } from '../lib/profile.js';
 import { McpSubject } from './mcp-subject.js';
 
 /** A running taskgate: its private Redis, gateway and worker processes, and the MCP endpoint to drive. */
@@ -61,16 +62,13 @@ export async function startTaskgateProcesses(
     BENCH_CONCURRENCY: String(config.concurrency),
   };
   const ports = await Promise.all(Array.from({ length: config.gateways }, () => freePort()));
-  // --profile: a CPU profile per process, written when it exits (a folder per process).
-  const profile = (proc: string): string[] =>
-    config.profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${config.profileDir}/${proc}`];
   const gateways = ports.map((port, i) =>
     processes.spawnNode(
       `${name}-gateway-${i}`,
       `${root}bench/fixtures/gateway-main.ts`,
       [],
       { ...env, PORT: String(port) },
-      profile(`${name}-gateway-${i}`),
+      profileFlags(config.profileDir, `${name}-gateway-${i}`),
     ),
   );
   const workers = Array.from({ length: config.workers }, (_, i) =>
@@ -79,7 +77,7 @@ export async function startTaskgateProcesses(
       `${root}bench/fixtures/worker-main.ts`,
       [],
       env,
-      profile(`${name}-worker-${i}`),
+      profileFlags(config.profileDir, `${name}-worker-${i}`),
     ),
   );
   await Promise.all([

@@ -5,6 +5,7 @@ import { Keys } from '@taskgate/core';
 import { freePort } from '@taskgate/dev-redis';
 import { clientsOfProcess, cpuMs, rssBytes, waitForQuiet } from '../lib/proc-stats.js';
 import { answers200, type BenchProcess, type ProcessSet, waitForLog, waitUntil } from '../lib/processes.js';
+import { profileFlags } from '../lib/profile.js';
 import { callsDelta, commandCalls, topCounts, total } from '../lib/redis-stats.js';
 import { seedTasks } from '../lib/seed.js';
 import { connect } from '../systems/mcp-subject.js';
@@ -161,7 +162,6 @@ async function startGateway(
   profileDir: string | undefined,
 ): Promise<{ gateway: BenchProcess; url: string }> {
   const port = await freePort();
-  const profile = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}/${name}`];
   const gateway = processes.spawnNode(
     name,
     `${root}bench/fixtures/gateway-main.ts`,
@@ -173,7 +173,7 @@ async function startGateway(
       LOG_LEVEL: 'info',
       PORT: String(port),
     },
-    profile,
+    profileFlags(profileDir, name),
   );
   await waitUntil(`${name} /readyz`, () => answers200(`http://127.0.0.1:${port}/readyz`), {
     proc: gateway,
