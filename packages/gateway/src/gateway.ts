@@ -37,7 +37,7 @@ import type { Express } from 'express';
 import { Registry } from 'prom-client';
 import { buildAdminApp } from './admin/admin-app.js';
 import { AdminAuth } from './admin/admin-auth.js';
-import { type AppServices, buildApp } from './http/app.js';
+import { type AppServices, buildApp, messageClassesOf } from './http/app.js';
 import { answerClientError } from './http/client-error.js';
 import type { Readiness } from './http/drain.js';
 import { ArgumentValidator } from './methods/argument-validator.js';
@@ -207,6 +207,7 @@ export function createGateway(input: GatewayOptions): Gateway {
     },
   };
   const app = buildApp(services, readiness);
+  const messageClasses = messageClassesOf(app);
 
   const listen = (port = 0, host = '127.0.0.1'): Promise<GatewayAddress> =>
     new Promise((resolve, reject) => {
@@ -214,7 +215,7 @@ export function createGateway(input: GatewayOptions): Gateway {
       // Slow headers (slowloris) get 408 and a closed socket after headersTimeoutMs; Node checks every connection
       // on an interval (30 s by default), so a short timeout is checked more often.
       const checkMs = Math.min(30_000, Math.max(100, Math.floor(options.headersTimeoutMs / 4)));
-      const http = createServer({ connectionsCheckingInterval: checkMs }, app);
+      const http = createServer({ connectionsCheckingInterval: checkMs, ...messageClasses }, app);
       http.headersTimeout = options.headersTimeoutMs;
       http.requestTimeout = Math.max(http.requestTimeout, options.headersTimeoutMs);
       http.on('clientError', answerClientError);

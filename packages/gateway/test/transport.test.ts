@@ -21,13 +21,19 @@ describe('Streamable HTTP transport', () => {
 
   it('refuses a POST without both media types in Accept with 406', async () => {
     const { url } = await start({ tools: false });
-    for (const accept of ['application/json', 'text/event-stream', '*/*']) {
+    // Twice each: the second time the gateway knows the header already.
+    for (const accept of ['application/json', 'text/event-stream', '*/*', 'application/json', '*/*']) {
       const response = await raw(url, { headers: { ...postHeaders(), Accept: accept }, body: JSON.stringify(INIT) });
       expect(response.status, accept).toBe(406);
       expect(rpcError(response.json())).toEqual({
         code: -32600,
         message: 'Not Acceptable: the Accept header must list application/json and text/event-stream',
       });
+    }
+    for (let i = 0; i < 2; i++) {
+      const accept = 'Application/JSON;q=0.9, text/event-stream';
+      const response = await raw(url, { headers: { ...postHeaders(), Accept: accept }, body: JSON.stringify(INIT) });
+      expect(response.status, accept).toBe(200);
     }
   });
 

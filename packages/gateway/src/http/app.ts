@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { IncomingMessage, ServerResponse } from 'node:http';
 import { errorMessage, isRedisUnavailable, isReplicationTimeout, Keys, type Logger } from '@taskgate/core';
 import { ErrorCode } from '@taskgate/protocol';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
@@ -213,12 +213,36 @@ function dispatchPostsDirectly(
       routed.call(this, req, res, callback);
       return;
     }
-    const request = Object.setPrototypeOf(req, app.request) as Request;
-    const response = Object.setPrototypeOf(res, app.response) as Response;
+    // Made as express's already by a server given `messageClassesOf(app)`; otherwise given its prototype here.
+    const request = (IS_PROTOTYPE.call(app.request, req) ? req : Object.setPrototypeOf(req, app.request)) as Request;
+    const response = (
+      IS_PROTOTYPE.call(app.response, res) ? res : Object.setPrototypeOf(res, app.response)
+    ) as Response;
     request.res = response;
     response.req = request;
     response.locals ??= Object.create(null);
     countResponse(metrics, request, response, 'mcp');
     post(request, response);
   };
+}
+
+const IS_PROTOTYPE = Object.prototype.isPrototypeOf;
+
+/** The classes a Node HTTP server makes its requests and responses of (its options of the same names). */
+export interface MessageClasses {
+  readonly IncomingMessage: typeof IncomingMessage;
+  readonly ServerResponse: typeof ServerResponse;
+}
+
+/**
+ * Request and response classes whose objects are `app`'s express request and response from the start: a
+ * server made with them spares each POST the two prototype changes of `dispatchPostsDirectly` (a new hidden
+ * class for each object, 1.9 % of the gateway's CPU with the guards around them).
+ */
+export function messageClassesOf(app: Express): MessageClasses {
+  class AppRequest extends IncomingMessage {}
+  class AppResponse extends ServerResponse {}
+  Object.setPrototypeOf(AppRequest.prototype, app.request);
+  Object.setPrototypeOf(AppResponse.prototype, app.response);
+  return { IncomingMessage: AppRequest, ServerResponse: AppResponse as typeof ServerResponse };
 }

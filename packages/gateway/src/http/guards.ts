@@ -56,10 +56,21 @@ export function hostOriginGuard(options: ResolvedGatewayOptions) {
   };
 }
 
+/** Accept headers seen lately and their media types: a client sends the same one with every request. */
+const acceptSeen = new Map<string, ReadonlySet<string>>();
+/** Distinct Accept headers kept; past this the cache starts again (a client inventing new ones gains nothing). */
+const ACCEPT_SEEN_MAX = 64;
+
 /** The media types an Accept header lists (parameters and q-values dropped). */
-function acceptedTypes(req: Request): Set<string> {
+function acceptedTypes(req: Request): ReadonlySet<string> {
   const header = req.headers.accept ?? '';
-  return new Set(header.split(',').map((part) => (part.split(';')[0] ?? '').trim().toLowerCase()));
+  let types = acceptSeen.get(header);
+  if (types === undefined) {
+    types = new Set(header.split(',').map((part) => (part.split(';')[0] ?? '').trim().toLowerCase()));
+    if (acceptSeen.size >= ACCEPT_SEEN_MAX) acceptSeen.clear();
+    acceptSeen.set(header, types);
+  }
+  return types;
 }
 
 /** 406 unless Accept lists every one of `types`. */
