@@ -299,6 +299,7 @@ export {
   ToolUseContentSchema,
 } from './sampling.js';
 export {
+  isTaskStatus,
   isTerminalStatus,
   MODEL_IMMEDIATE_RESPONSE_META_KEY,
   RELATED_TASK_META_KEY,

@@ -11,6 +11,13 @@ export const TaskStatusSchema = z.enum(['working', 'input_required', 'completed'
 /** A task status. */
 export type TaskStatus = z.infer<typeof TaskStatusSchema>;
 
+const TASK_STATUSES: ReadonlySet<unknown> = new Set(TaskStatusSchema.options);
+
+/** True for one of the five statuses: a Set look-up, for what reads a task's status from Redis per message. */
+export function isTaskStatus(value: unknown): value is TaskStatus {
+  return TASK_STATUSES.has(value);
+}
+
 /** Terminal statuses never change again (LIF-1). */
 export const TERMINAL_STATUSES = ['completed', 'failed', 'cancelled'] as const satisfies readonly TaskStatus[];
 /** A status a task never leaves. */

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   CreateTaskResultSchema,
   GetTaskResultSchema,
+  isTaskStatus,
   isTerminalStatus,
   MODEL_IMMEDIATE_RESPONSE_META_KEY,
   RELATED_TASK_META_KEY,
@@ -29,6 +30,23 @@ describe('task statuses', () => {
       failed: true,
       cancelled: true,
     });
+  });
+
+  it('[LIF-1] isTaskStatus accepts what TaskStatusSchema accepts, and nothing else', () => {
+    const values: unknown[] = [
+      ...TaskStatusSchema.options,
+      'Working',
+      'done',
+      '',
+      'toString',
+      '__proto__',
+      1,
+      null,
+      {},
+    ];
+    for (const value of values)
+      expect(isTaskStatus(value), String(value)).toBe(TaskStatusSchema.safeParse(value).success);
+    expect(TaskStatusSchema.options.every(isTaskStatus)).toBe(true);
   });
 
   it('[LIF-1] TERMINAL_STATUSES lists exactly the statuses isTerminalStatus accepts', () => {

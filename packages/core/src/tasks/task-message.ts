@@ -1,4 +1,4 @@
-import { isTerminalStatus, TaskStatusSchema } from '@taskgate/protocol';
+import { isTaskStatus, isTerminalStatus } from '@taskgate/protocol';
 import { recordFromFields, type StoredResult, type StoredTask } from './task-record.js';
 
 /**
@@ -40,23 +40,23 @@ export function decodeTaskMessage(taskId: string, message: string): TaskChange |
     return undefined;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const { outcome: carried, ...rest } = value as Record<string, unknown>;
+  const parsed = value as Record<string, unknown>;
+  // String fields as a hash holds them; the snapshot never carries the owner (a client's digest), so whatever
+  // a message says of it is dropped, and a finish's `outcome` is not a field.
   const fields: Record<string, string> = {};
-  for (const [name, field] of Object.entries(rest)) {
+  for (const name in parsed) {
+    if (name === 'outcome' || name === 'owner') continue;
+    const field = parsed[name];
     if (typeof field === 'string') fields[name] = field;
     else if (typeof field === 'number') fields[name] = String(field);
   }
-  const status = TaskStatusSchema.safeParse(fields.status);
-  if (!status.success) return undefined;
-  // The snapshot never carries the owner (a client's digest): whatever a message says of it is dropped.
-  delete fields.owner;
+  const status = fields.status;
+  if (!isTaskStatus(status)) return undefined;
   const task = recordFromFields(taskId, fields);
-  const outcome = carriedOutcome(carried);
-  return {
-    task,
-    terminal: isTerminalStatus(status.data),
-    ...(outcome !== undefined && { outcome }),
-  };
+  const outcome = carriedOutcome(parsed.outcome);
+  return outcome === undefined
+    ? { task, terminal: isTerminalStatus(status) }
+    : { task, terminal: isTerminalStatus(status), outcome };
 }
 
 /** The outcome a finish's message carried: `{ result }` or `{ error }` objects, else undefined. */

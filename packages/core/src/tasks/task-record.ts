@@ -1,4 +1,4 @@
-import { type Task, type TaskStatus, TaskStatusSchema } from '@taskgate/protocol';
+import { isTaskStatus, type Task, type TaskStatus } from '@taskgate/protocol';
 import { TaskgateError } from '../errors.js';
 
 /** What a task is for: a `tools/call` with `params.task`, or a plain call run through the same pipeline. */
@@ -50,30 +50,36 @@ export type StoredResult =
 
 /** Builds a record from a hash or a published snapshot (both are string-valued field maps). */
 export function recordFromFields(taskId: string, fields: Readonly<Record<string, string | undefined>>): StoredTask {
-  const status = TaskStatusSchema.safeParse(fields.status);
-  if (!status.success) {
+  const status = fields.status;
+  if (!isTaskStatus(status)) {
     throw new TaskgateError('UNEXPECTED_SCRIPT_REPLY', `task ${taskId} has no valid status in Redis`);
   }
-  const number = (value: string | undefined): number | undefined => (value === undefined ? undefined : Number(value));
-  return {
-    taskId,
-    status: status.data,
-    ...(fields.statusMessage !== undefined && { statusMessage: fields.statusMessage }),
-    createdAt: number(fields.createdAt) ?? 0,
-    lastUpdatedAt: number(fields.lastUpdatedAt) ?? 0,
-    ttl: number(fields.ttl) ?? 0,
-    ...(fields.pollInterval !== undefined && { pollInterval: Number(fields.pollInterval) }),
-    version: number(fields.version) ?? 0,
-    kind: fields.kind === 'direct' ? 'direct' : 'task',
-    ...(fields.session !== undefined && { session: fields.session }),
-    ...(fields.tool !== undefined && { tool: fields.tool }),
-    ownerId: fields.owner ?? '',
-    ...(fields.progressToken !== undefined && { progressToken: JSON.parse(fields.progressToken) as string | number }),
-    ...(fields.attempt !== undefined && { attempt: Number(fields.attempt) }),
-    ...(fields.startedAt !== undefined && { startedAt: Number(fields.startedAt) }),
-    ...(fields.wire === '2026-07-28' && { wire: fields.wire }),
-  };
+  // Built field by field, in the order of the type (no spread per optional field: each made an object).
+  const record: Building = { taskId, status };
+  if (fields.statusMessage !== undefined) record.statusMessage = fields.statusMessage;
+  record.createdAt = numberOr0(fields.createdAt);
+  record.lastUpdatedAt = numberOr0(fields.lastUpdatedAt);
+  record.ttl = numberOr0(fields.ttl);
+  if (fields.pollInterval !== undefined) record.pollInterval = Number(fields.pollInterval);
+  record.version = numberOr0(fields.version);
+  record.kind = fields.kind === 'direct' ? 'direct' : 'task';
+  if (fields.session !== undefined) record.session = fields.session;
+  if (fields.tool !== undefined) record.tool = fields.tool;
+  record.ownerId = fields.owner ?? '';
+  if (fields.progressToken !== undefined) record.progressToken = JSON.parse(fields.progressToken) as string | number;
+  if (fields.attempt !== undefined) record.attempt = Number(fields.attempt);
+  if (fields.startedAt !== undefined) record.startedAt = Number(fields.startedAt);
+  if (fields.wire === '2026-07-28') record.wire = fields.wire;
+  return record as StoredTask;
 }
+
+/** A numeric field of a task's hash; 0 when absent. */
+function numberOr0(value: string | undefined): number {
+  return value === undefined ? 0 : Number(value);
+}
+
+/** A record while it is built: every field writable, and optional until set. */
+type Building = { -readonly [K in keyof StoredTask]?: StoredTask[K] };
 
 /** The wire shape of a task (GET-1, GET-2): ISO 8601 times, granted ttl. */
 export function toTask(record: TaskRecord): Task {
