@@ -15,6 +15,13 @@ export interface ClientTaskPeer {
     params: Record<string, unknown>,
     timeoutMs: number,
   ): Promise<{ readonly requestId: string; readonly answer: InputAnswer }>;
+  /** Sends a request to the client through the task's outbox, answered within `timeoutMs`; resolves to its id. */
+  ask(method: OutboxRequestMethod, params: Record<string, unknown>, timeoutMs: number): Promise<string>;
+  /**
+   * The answer to a request `ask` sent, within `timeoutMs`; `abortable`: given up when `signal` aborts, else
+   * waited for whatever happens to the tool (a late answer that still needs a reply).
+   */
+  answer(requestId: string, timeoutMs: number, abortable: boolean): Promise<InputAnswer>;
   /** Sends a request whose answer nobody waits for (`tasks/cancel`). */
   post(method: OutboxRequestMethod, params: Record<string, unknown>): Promise<void>;
   /** Keeps the client's task with the input request in Redis. */
@@ -81,12 +88,20 @@ export async function runClientTask(
   params: Record<string, unknown>,
 ): Promise<InputAnswer> {
   const deadline = Date.now() + peer.timeoutMs;
-  const created = await peer.send(method, { ...params, task: { ttl: peer.timeoutMs } }, peer.timeoutMs);
-  if ('error' in created.answer) return created.answer;
-  const parsed = CreateTaskResultSchema.safeParse(created.answer.result);
-  if (!parsed.success) return created.answer;
+  const requestId = await peer.ask(method, { ...params, task: { ttl: peer.timeoutMs } }, peer.timeoutMs);
+  let createdAnswer: InputAnswer;
+  try {
+    createdAnswer = await peer.answer(requestId, peer.timeoutMs, true);
+  } catch (error) {
+    // Given up while the client's CreateTaskResult was on its way: the task it names is cancelled once it comes.
+    if (peer.cancellable) void cancelWhenCreated(peer, requestId);
+    throw error;
+  }
+  if ('error' in createdAnswer) return createdAnswer;
+  const parsed = CreateTaskResultSchema.safeParse(createdAnswer.result);
+  if (!parsed.success) return createdAnswer;
   let task: Task = parsed.data.task;
-  await peer.keep(created.requestId, task);
+  await peer.keep(requestId, task);
   let shown = '';
   try {
     while (!isTerminalStatus(task.status)) {
@@ -103,7 +118,7 @@ export async function runClientTask(
         throw new Error(`The client's answer to tasks/get is not valid: ${describeZodIssues(next.error)}`);
       const { _meta: _ignored, ...fields } = next.data;
       task = fields;
-      await peer.keep(created.requestId, task);
+      await peer.keep(requestId, task);
     }
     if (task.status !== 'completed') {
       throw new ClientTaskError(task.status === 'failed' ? 'failed' : 'cancelled', task.statusMessage);
@@ -114,6 +129,26 @@ export async function runClientTask(
       await peer.post('tasks/cancel', { taskId: task.taskId }).catch(() => {});
     }
     throw error;
+  }
+}
+
+/** How long a client task's creation given up (the tool aborted, or its time ran out) still waits for the answer. */
+const LATE_CREATE_MS = 10_000;
+
+/**
+ * The client's answer to a task-augmented request given up before it came: when it names a task (the client
+ * made one, and nobody would poll or cancel it), `tasks/cancel` of that task. In the background, never rejects.
+ */
+async function cancelWhenCreated(peer: ClientTaskPeer, requestId: string): Promise<void> {
+  try {
+    const late = await peer.answer(requestId, LATE_CREATE_MS, false);
+    if ('error' in late) return;
+    const created = CreateTaskResultSchema.safeParse(late.result);
+    if (created.success && !isTerminalStatus(created.data.task.status)) {
+      await peer.post('tasks/cancel', { taskId: created.data.task.taskId });
+    }
+  } catch {
+    // No answer in time, or Redis away: the client's task ends with its ttl.
   }
 }
 

@@ -242,6 +242,9 @@ export function createToolContext(options: ContextOptions): ContextHandle {
 
   const clientTaskPeer = (waitSignal: AbortSignal): ClientTaskPeer => ({
     send: (method, params, timeoutMs) => send(method, params, timeoutMs, {}, waitSignal),
+    ask: (method, params, timeoutMs) => post(method, params, timeoutMs),
+    answer: (requestId, timeoutMs, abortable) =>
+      inputs.waitForAnswer(requestId, abortable ? { signal: waitSignal, timeoutMs } : { timeoutMs }),
     post: async (method, params) => void (await post(method, params, CANCEL_LIFETIME_MS)),
     keep: (requestId, task) => inputs.keepClientTask(requestId, task),
     show: (message) => inOrder(() => store.setStatusMessage(ref, message)).then(() => {}),

@@ -163,9 +163,12 @@ export class TaskDelivery {
   }
 }
 
-/** Orders two stream entry ids (`<ms>-<seq>`): negative, zero or positive. */
+/** Orders two stream entry ids (`<ms>-<seq>`, or `<ms>` alone for `<ms>-0`): negative, zero or positive. */
 export function compareEntryIds(a: string, b: string): number {
-  const [aMs = 0, aSeq = 0] = a.split('-').map(Number);
-  const [bMs = 0, bSeq = 0] = b.split('-').map(Number);
-  return aMs === bMs ? aSeq - bSeq : aMs - bMs;
+  const aDash = a.indexOf('-');
+  const bDash = b.indexOf('-');
+  const aMs = Number(aDash < 0 ? a : a.slice(0, aDash));
+  const bMs = Number(bDash < 0 ? b : b.slice(0, bDash));
+  if (aMs !== bMs) return aMs - bMs;
+  return (aDash < 0 ? 0 : Number(a.slice(aDash + 1))) - (bDash < 0 ? 0 : Number(b.slice(bDash + 1)));
 }

@@ -83,15 +83,16 @@ type Building = { -readonly [K in keyof StoredTask]?: StoredTask[K] };
 
 /** The wire shape of a task (GET-1, GET-2): ISO 8601 times, granted ttl. */
 export function toTask(record: TaskRecord): Task {
-  return {
+  const task: { -readonly [K in keyof Task]: Task[K] } = {
     taskId: record.taskId,
     status: record.status,
     ttl: record.ttl,
     createdAt: new Date(record.createdAt).toISOString(),
     lastUpdatedAt: new Date(record.lastUpdatedAt).toISOString(),
-    ...(record.pollInterval !== undefined && { pollInterval: record.pollInterval }),
-    ...(record.statusMessage !== undefined && { statusMessage: record.statusMessage }),
   };
+  if (record.pollInterval !== undefined) task.pollInterval = record.pollInterval;
+  if (record.statusMessage !== undefined) task.statusMessage = record.statusMessage;
+  return task;
 }
 
 /** Addresses a task from a worker or the broker itself: the id and the owner digest (both from job data). */

@@ -121,7 +121,7 @@ class QuietResult implements TaskWaiter, SseStreamOwner {
       const read =
         end.outcome === undefined
           ? await services.tasks.outcome(owner, taskId, true)
-          : { task: { ...first, ...end.task, ownerId: first.ownerId }, outcome: end.outcome };
+          : { task: { ...end.task, ownerId: first.ownerId }, outcome: end.outcome };
       auditRetrieval(this.#ctx.logger, read.task);
       message = resultMessage(rpcId, terminalOutcome(read.task, read.outcome));
     } catch (error) {
