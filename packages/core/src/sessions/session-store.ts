@@ -164,7 +164,11 @@ export class SessionStore {
         this.#touchIndex(pipeline, sessionId, Keys.digest(principal));
       }
       const replies = await pipeline.exec();
-      fields = (replies?.[0]?.[1] ?? {}) as Record<string, string>;
+      // A read that failed (Redis restarting, a connection lost) is that failure, not an unknown session: the
+      // client would drop a live session on a 404.
+      const [error, read] = replies?.[0] ?? [new Error('the session read got no reply'), undefined];
+      if (error) throw error;
+      fields = read as Record<string, string>;
       if (this.#refreshed.size >= 10_000) this.#refreshed.clear();
       if (fields.protocolVersion !== undefined) this.#refreshed.set(key, now);
     }
