@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import { sessionLimitExceeded, TaskgateError } from '../errors.js';
 import { shardPublishCommand } from '../redis/connection.js';
 import { Keys } from '../redis/keys.js';
+import { pipelineValues } from '../redis/pipeline-replies.js';
 import { Scripts } from '../redis/script-replies.js';
 import { randomSlotTag } from '../tasks/ids.js';
 
@@ -163,12 +164,9 @@ export class SessionStore {
       if (principal !== undefined && this.maxPerPrincipal > 0 && Keys.slotTag(principal) === Keys.tagOf(sessionId)) {
         this.#touchIndex(pipeline, sessionId, Keys.digest(principal));
       }
-      const replies = await pipeline.exec();
       // A read that failed (Redis restarting, a connection lost) is that failure, not an unknown session: the
       // client would drop a live session on a 404.
-      const [error, read] = replies?.[0] ?? [new Error('the session read got no reply'), undefined];
-      if (error) throw error;
-      fields = read as Record<string, string>;
+      fields = pipelineValues(await pipeline.exec(), 1)[0] as Record<string, string>;
       if (this.#refreshed.size >= 10_000) this.#refreshed.clear();
       if (fields.protocolVersion !== undefined) this.#refreshed.set(key, now);
     }

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { TaskgateError } from '../errors.js';
 import { Keys } from '../redis/keys.js';
+import { pipelineValues } from '../redis/pipeline-replies.js';
 import { Scripts } from '../redis/script-replies.js';
 import { TaskSessionKeys } from '../tasks/task-session-keys.js';
 import type { OutboxEntry, OutboxMessage } from './outbox.js';
@@ -82,11 +83,11 @@ export class TaskDelivery {
     const pipeline = this.#redis.pipeline();
     for (const id of ids) pipeline.hmget(this.#keys.inputRequest(id), 'taskId', 'answer');
     for (const stream of streams) if (stream !== null) pipeline.exists(this.#keys.sseConnection(stream));
-    const replies = (await pipeline.exec()) ?? [];
+    const replies = pipelineValues(await pipeline.exec(), pipeline.length);
     let next = ids.length;
-    const liveness = streams.map((stream) => (stream === null ? false : replies[next++]?.[1] === 1));
+    const liveness = streams.map((stream) => (stream === null ? false : replies[next++] === 1));
     return requests.filter((_entry, i) => {
-      const [taskOf, answer] = (replies[i]?.[1] ?? [null, null]) as (string | null)[];
+      const [taskOf, answer] = replies[i] as (string | null)[];
       const live = liveness[i] === true;
       const stream = streams[i];
       return taskOf === taskId && answer === null && stream !== streamId && !(stream !== null && live);
@@ -110,7 +111,7 @@ export class TaskDelivery {
     if (ids.length === 0) return [];
     const owners = this.#redis.pipeline();
     for (const id of ids) owners.hmget(this.#keys.task(id), 'session', 'kind', 'status');
-    const found = ((await owners.exec()) ?? []).map((reply) => (reply[1] ?? [null, null]) as (string | null)[]);
+    const found = pipelineValues(await owners.exec(), ids.length) as (string | null)[][];
     const mine = ids.flatMap((id, i) =>
       // A record without `kind` is a task's (the default is not stored).
       found[i]?.[0] === sessionDigest && found[i]?.[1] !== 'direct'
@@ -124,14 +125,14 @@ export class TaskDelivery {
       state.xrevrange(this.#keys.taskOutbox(id), '+', '-', 'COUNT', 1);
       state.exists(this.#keys.taskCarrier(id));
     }
-    const replies = (await state.exec()) ?? [];
+    const replies = pipelineValues(await state.exec(), 3 * mine.length);
     return mine.map(({ id: taskId, waiting }, i) => {
-      const cursor = (replies[3 * i]?.[1] as string | null) ?? '0-0';
-      const last = (replies[3 * i + 1]?.[1] as [string, string[]][] | undefined)?.[0]?.[0];
+      const cursor = (replies[3 * i] as string | null) ?? '0-0';
+      const last = (replies[3 * i + 1] as [string, string[]][])[0]?.[0];
       return {
         taskId,
         undelivered: last !== undefined && compareEntryIds(last, cursor) > 0,
-        carried: replies[3 * i + 2]?.[1] === 1,
+        carried: replies[3 * i + 2] === 1,
         waiting,
       };
     });

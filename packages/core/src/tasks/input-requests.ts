@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { EventBus } from '../redis/event-bus.js';
 import { Keys } from '../redis/keys.js';
+import { pipelineValues } from '../redis/pipeline-replies.js';
 import { Scripts } from '../redis/script-replies.js';
 
 /** The requestor's answer to a server-to-client request: its JSON-RPC result, or its JSON-RPC error. */
@@ -95,9 +96,9 @@ export class InputRequests {
     if (requestIds.length === 0) return [];
     const pipeline = this.#redis.pipeline();
     for (const id of requestIds) pipeline.hmget(this.#keys.inputRequest(id), 'taskId', 'answer');
-    const replies = (await pipeline.exec()) ?? [];
+    const replies = pipelineValues(await pipeline.exec(), requestIds.length);
     return requestIds.filter((_id, i) => {
-      const [taskOf, answer] = (replies[i]?.[1] ?? [null, null]) as (string | null)[];
+      const [taskOf, answer] = replies[i] as (string | null)[];
       return taskOf === taskId && answer === null;
     });
   }

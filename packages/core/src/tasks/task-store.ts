@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { cannotCancelTerminal, TaskgateError, taskExpired, taskLimitExceeded, taskNotFound } from '../errors.js';
 import { grantTtl, resolveTaskLimits, type TaskLimits } from '../limits/task-limits.js';
 import { Keys } from '../redis/keys.js';
+import { pipelineValues } from '../redis/pipeline-replies.js';
 import { RedisClock } from '../redis/redis-clock.js';
 import { awaitReplicas } from '../redis/replication.js';
 import { Scripts } from '../redis/script-replies.js';
@@ -225,13 +226,11 @@ export class TaskStore {
 
     const pipeline = this.#redis.pipeline();
     for (const id of ids) pipeline.hmget(this.keys.task(id), ...RECORD_FIELDS);
-    const replies = (await pipeline.exec()) ?? [];
+    const replies = pipelineValues(await pipeline.exec(), ids.length);
     const tasks: Task[] = [];
     const gone: string[] = [];
     ids.forEach((id, i) => {
-      const [error, values] = replies[i] ?? [null, undefined];
-      if (error) throw error;
-      const record = recordFromValues(id, values as (string | null)[] | undefined);
+      const record = recordFromValues(id, replies[i] as (string | null)[] | undefined);
       if (record === undefined) gone.push(id);
       else if (record.ownerId === ownerId) tasks.push(toTask(record));
     });
