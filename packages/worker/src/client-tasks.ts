@@ -9,12 +9,6 @@ export type ClientTasksSetting = 'auto' | 'off';
 
 /** What running one input request as a client task needs from the tool's context. */
 export interface ClientTaskPeer {
-  /** Sends a request to the client through the task's outbox and waits up to `timeoutMs` for its answer. */
-  send(
-    method: OutboxRequestMethod,
-    params: Record<string, unknown>,
-    timeoutMs: number,
-  ): Promise<{ readonly requestId: string; readonly answer: InputAnswer }>;
   /** Sends a request to the client through the task's outbox, answered within `timeoutMs`; resolves to its id. */
   ask(method: OutboxRequestMethod, params: Record<string, unknown>, timeoutMs: number): Promise<string>;
   /**
@@ -112,8 +106,8 @@ export async function runClientTask(
       if (Date.now() >= deadline) throw new InputWaitError('timeout');
       const got = await poll(peer, task, deadline);
       if (got === undefined) continue;
-      if ('error' in got.answer) return got.answer;
-      const next = GetTaskResultSchema.safeParse(got.answer.result);
+      if ('error' in got) return got;
+      const next = GetTaskResultSchema.safeParse(got.result);
       if (!next.success)
         throw new Error(`The client's answer to tasks/get is not valid: ${describeZodIssues(next.error)}`);
       const { _meta: _ignored, ...fields } = next.data;
@@ -123,7 +117,7 @@ export async function runClientTask(
     if (task.status !== 'completed') {
       throw new ClientTaskError(task.status === 'failed' ? 'failed' : 'cancelled', task.statusMessage);
     }
-    return (await peer.send('tasks/result', { taskId: task.taskId }, remaining(deadline))).answer;
+    return await request(peer, 'tasks/result', { taskId: task.taskId }, remaining(deadline));
   } catch (error) {
     if (!isTerminalStatus(task.status) && peer.cancellable) {
       await peer.post('tasks/cancel', { taskId: task.taskId }).catch(() => {});
@@ -162,11 +156,21 @@ const POLL_ANSWER_MS = 5000;
 async function poll(peer: ClientTaskPeer, task: Task, deadline: number) {
   const wait = Math.min(remaining(deadline), Math.max(POLL_ANSWER_MS, 4 * (task.pollInterval ?? peer.minPollMs)));
   try {
-    return await peer.send('tasks/get', { taskId: task.taskId }, wait);
+    return await request(peer, 'tasks/get', { taskId: task.taskId }, wait);
   } catch (error) {
     if (error instanceof InputWaitError && error.reason === 'timeout' && Date.now() < deadline) return undefined;
     throw error;
   }
+}
+
+/** A request to the client and its answer within `timeoutMs` (given up when the tool aborts). */
+async function request(
+  peer: ClientTaskPeer,
+  method: OutboxRequestMethod,
+  params: Record<string, unknown>,
+  timeoutMs: number,
+): Promise<InputAnswer> {
+  return await peer.answer(await peer.ask(method, params, timeoutMs), timeoutMs, true);
 }
 
 /** What is left of the exchange's time (at least a second: a last answer may still come). */

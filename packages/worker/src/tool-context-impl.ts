@@ -241,7 +241,6 @@ export function createToolContext(options: ContextOptions): ContextHandle {
   };
 
   const clientTaskPeer = (waitSignal: AbortSignal): ClientTaskPeer => ({
-    send: (method, params, timeoutMs) => send(method, params, timeoutMs, {}, waitSignal),
     ask: (method, params, timeoutMs) => post(method, params, timeoutMs),
     answer: (requestId, timeoutMs, abortable) =>
       inputs.waitForAnswer(requestId, abortable ? { signal: waitSignal, timeoutMs } : { timeoutMs }),

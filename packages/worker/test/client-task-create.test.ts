@@ -22,7 +22,6 @@ function lateCreation(late: InputAnswer, cancellable = true) {
     answered = resolve;
   });
   const peer: ClientTaskPeer = {
-    send: () => Promise.reject(new Error('no poll expected')),
     ask: async () => 'request-1',
     answer: async (requestId, _timeoutMs, abortable) => {
       expect(requestId).toBe('request-1');
