@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { TaskgateError } from '../errors.js';
 import { isClusterConnection, waitPolicyOf } from './connection.js';
+import { pipelineValues } from './pipeline-replies.js';
 
 /**
  * Waits until the connection's WAIT policy (TASKGATE_REDIS_WAIT_REPLICAS) holds for the writes this process
@@ -47,9 +48,7 @@ export function isReplicationTimeout(error: unknown): boolean {
 
 async function waitOnce(redis: Redis, key: string, replicas: number, timeoutMs: number): Promise<number> {
   const replies = await redis.pipeline().exists(key).wait(replicas, timeoutMs).exec();
-  const [error, count] = replies?.[1] ?? [new Error('no reply to WAIT')];
-  if (error) throw error;
-  return Number(count);
+  return Number(pipelineValues(replies, 2)[1]);
 }
 
 /** The WAIT rounds of each connection, by target server (slot tag on a cluster, '' on a single server). */

@@ -230,7 +230,7 @@ export class TaskStore {
     const tasks: Task[] = [];
     const gone: string[] = [];
     ids.forEach((id, i) => {
-      const record = recordFromValues(id, replies[i] as (string | null)[] | undefined);
+      const record = recordFromValues(id, replies[i] as (string | null)[]);
       if (record === undefined) gone.push(id);
       else if (record.ownerId === ownerId) tasks.push(toTask(record));
     });
