@@ -134,7 +134,7 @@ describe('many gateway pods behind a load balancer without stickiness', () => {
     const from = proxy.log.length;
     await pinned({ 'tools/call': 1, 'tasks/result': 1, 'tasks/cancel': 0, 'tasks/get': 0 }, async () => {
       const taskId = await createTask(client, { ms: 30_000 });
-      await waitFor(async () => (await redis.hget(keys.task(taskId), 'attempt')) === '1', 'the task to start');
+      await waitFor(async () => (await redis.hget(keys.task(taskId), 'startedAt')) !== null, 'the task to start');
       const waiting = rejection(client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema));
       const cancelled = await client.experimental.tasks.cancelTask(taskId);
       expect(cancelled).toMatchObject({ taskId, status: 'cancelled' });
@@ -206,8 +206,8 @@ describe('many gateway pods behind a load balancer without stickiness', () => {
         const found: string[] = [];
         for (const key of await redis.keys(`${keys.prefix}:*:task:*`)) {
           if (key.endsWith(':outbox')) continue;
-          const [kind, status, attempt] = await redis.hmget(key, 'kind', 'status', 'attempt');
-          if (kind === 'direct' && attempt === '1') found.push(status ?? '');
+          const [kind, status, startedAt] = await redis.hmget(key, 'kind', 'status', 'startedAt');
+          if (kind === 'direct' && startedAt !== null) found.push(status ?? '');
         }
         return found;
       };

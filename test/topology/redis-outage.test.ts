@@ -1,4 +1,6 @@
+import { Keys } from '@taskgate/core';
 import { type PersistentRedis, type RawResponse, raw, rawCall, rawInitialize, sleepMs } from '@taskgate/test-harness';
+import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Pods, startPods } from './outage-pods.js';
 
@@ -14,7 +16,7 @@ const OUTAGE_MS = 10_000;
 const COMMAND_TIMEOUT_MS = 2000;
 /** The longest answer allowed while Redis is away: the timeout plus a busy machine's margin. */
 const ANSWER_BOUND_MS = COMMAND_TIMEOUT_MS + 1500;
-/** The task running when Redis goes away, and the ones waiting behind it (the sleep tool runs one at a time). */
+/** The task running when Redis goes away (its start recorded), and more sent after it. */
 const RUNNING_MS = 3000;
 const WAITING = 3;
 
@@ -44,6 +46,20 @@ function taskIdOf(response: RawResponse): string {
   const taskId = body.result?.task?.taskId;
   if (taskId === undefined) throw new Error(`not a CreateTaskResult: ${response.status} ${response.text}`);
   return taskId;
+}
+
+/** Waits until a worker recorded the start of the task's execution (written before its tool runs). */
+async function untilStarted(pods: Pods, taskId: string): Promise<void> {
+  const admin = new Redis(pods.redis.url, { maxRetriesPerRequest: 1 });
+  try {
+    const deadline = Date.now() + 10_000;
+    while ((await admin.hget(new Keys(pods.prefix).task(taskId), 'startedAt')) === null) {
+      if (Date.now() > deadline) throw new Error('the first task never started');
+      await sleepMs(50);
+    }
+  } finally {
+    admin.disconnect();
+  }
 }
 
 async function statusOf(pods: Pods, sessionId: string, taskId: string): Promise<string> {
@@ -114,11 +130,7 @@ describe.each([
       acknowledged.push(taskIdOf(await call('tools/call', { name: 'sleep', arguments: { ms: 500 }, task: {} })));
     }
     const [running, waiting] = acknowledged as [string, string];
-    const deadline = Date.now() + 10_000;
-    while ((await statusOf(p, sessionId, running)) !== 'working') {
-      if (Date.now() > deadline) throw new Error('the first task never started');
-      await sleepMs(50);
-    }
+    await untilStarted(p, running);
     expect(await statusOf(p, sessionId, waiting)).toBe('working');
 
     await stop(p.redis);

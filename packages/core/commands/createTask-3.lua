@@ -17,6 +17,8 @@
             and channel are derived from it, see includes/target; tool, progressToken, wire)
     ARGV[7] '1' to list the task under its owner, '0' to keep it out of tasks/list (direct calls)
     ARGV[8] the creating pod's name for the task's trail ('' or absent for none; see includes/trail)
+    ARGV[9] now (unix ms, the Redis clock as the creating process follows it, see RedisClock; '' or absent:
+            the server's TIME): createdAt
 
   Output:
     { 0, snapshot }           created
@@ -33,7 +35,7 @@ local extra = cjson.decode(ARGV[6])
 -- a new task gets its hash, in one command instead of an EXISTS before the HSET below.
 if redis.call('HSETNX', KEYS[1], 'status', 'working') == 0 then return { ALREADY_EXISTS } end
 
-local now = nowMs()
+local now = tonumber(ARGV[9]) or nowMs()
 local limit = tonumber(ARGV[5])
 -- The owner's non-terminal tasks, when counted (-1 when not): 0 means the index does not exist yet.
 local active = -1

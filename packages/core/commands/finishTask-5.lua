@@ -14,8 +14,9 @@
     ARGV[3] outcome JSON: {"result": ...} or {"error": {...}}
     ARGV[4] status message ('' for none)
     ARGV[5] the finishing pod's name for the task's trail ('' or absent for none; see includes/trail)
-    ARGV[6] for a first attempt whose start is not recorded yet: when it started (unix ms, Redis clock),
-            recorded now with the finish (see startTask); '' or absent otherwise
+    ARGV[6] when the tool finished (unix ms, the Redis clock as the finishing process follows it; see
+            RedisClock; '' or absent: the server's TIME): the record's lastUpdatedAt, never before its
+            last change
 
   Output:
     { 0, snapshot }     finished
@@ -28,7 +29,6 @@
   CARRIED_OUTCOME_BYTES long: the task's waiters answer from the message, with no read per waiter.
 ]]
 --- @include "includes/codes"
---- @include "includes/now"
 --- @include "includes/snapshot"
 --- @include "includes/changeTask"
 --- @include "includes/trail"
@@ -46,13 +46,9 @@ if ARGV[2] ~= 'completed' and ARGV[2] ~= 'failed' then return { ILLEGAL_TRANSITI
 redis.call('ZREM', KEYS[5], ARGV[1])
 local fields = { status = ARGV[2], outcome = ARGV[3] }
 if ARGV[4] ~= '' then fields.statusMessage = ARGV[4] end
--- Nothing derivable is stored: a start without `attempt` is the first attempt's, and a finish by the pod that
--- started the attempt (the usual case) writes no `fpod` (see includes/trail).
-if ARGV[6] and ARGV[6] ~= '' and not task.startedAt then
-  fields.startedAt = ARGV[6]
-  trailStart(fields, task, ARGV[5])
-end
+-- A finish by the pod that started the attempt (the usual case) writes no `fpod` (see includes/trail).
 fields.fpod = trailFinish(task, fields, ARGV[5])
+local now = math.max(tonumber(ARGV[6]) or nowMs(), tonumber(task.startedAt) or 0)
 local carried = nil
 if #ARGV[3] <= CARRIED_OUTCOME_BYTES then carried = ARGV[3] end
-return changeTask(target, ARGV[1], task, fields, nil, carried)
+return changeTask(target, ARGV[1], task, fields, now, carried)

@@ -1,11 +1,9 @@
 --[[
-  Marks that an attempt to execute a live task has started (a worker took its job). A task that was
-  waiting for input when its previous attempt died goes back to 'working'; a working task only records
-  the attempt (nothing a client sees changed, so nothing is published).
-
-  A first attempt is not started with this script: its worker only reads the task (is it live?) and its
-  start is written with its finish (finishTask ARGV[6]), or by this script with ARGV[4] once the attempt has
-  run a while (a late record: the status stays, whatever it is now, and a start recorded already stays).
+  Marks that an execution of a live task's tool begins (a worker took its job), before the tool runs: a
+  worker that finds a job which stalled can tell from the record whether an execution had begun (a crash)
+  or whether BullMQ only handed the job out without any worker running it (a fetch whose reply was lost).
+  A task that was waiting for input when its previous execution died goes back to 'working'; a working
+  task only records the start (nothing a client sees changed, so nothing is published).
 
   Input:
     KEYS[1] task hash
@@ -14,18 +12,18 @@
     KEYS[4] channel of the task's session (the task hash when it has no session)
 
     ARGV[1] task id
-    ARGV[2] attempt number (1-based)
+    ARGV[2] attempt number (1-based; a first attempt's is not stored: see includes/trail)
     ARGV[3] the starting pod's name for the task's trail ('' or absent for none; see includes/trail)
-    ARGV[4] for a late record: when the attempt started (unix ms, Redis clock); '' or absent otherwise
+    ARGV[4] when the execution began (unix ms, the Redis clock as the worker follows it, see RedisClock;
+            '' or absent: the server's TIME)
 
   Output:
-    { 0, snapshot }     started
+    { 0, snapshot }     started, or started already by this very call (sent again after a lost reply)
     { -1 }              no such task (expired or never created)
     { -2, status }      the task is terminal: the job must do nothing
     { -11 }             KEYS[3..4] are not the task's session keys
 ]]
 --- @include "includes/codes"
---- @include "includes/now"
 --- @include "includes/snapshot"
 --- @include "includes/changeTask"
 --- @include "includes/trail"
@@ -36,11 +34,14 @@ if not task then return { NOT_FOUND } end
 if not sessionKeysMatch(target, task.feed, task.notify) then return { WRONG_SESSION_KEYS } end
 if isTerminal(task.status) then return { TERMINAL, task.status } end
 
--- When the attempt started (Redis clock), for the queue-wait metric and the record.
-local now = nowMs()
-local late = ARGV[4] and ARGV[4] ~= ''
-if late and task.startedAt and task.attempt == ARGV[2] then return { OK, encodeSnapshot(ARGV[1], task) } end
-local fields = { attempt = ARGV[2], startedAt = late and ARGV[4] or tostring(now) }
-if not late then fields.status = 'working' end
+-- Not before the task's creation or its last change, whatever half a round trip made the worker's clock say.
+local now = math.max(tonumber(ARGV[4]) or nowMs(), tonumber(task.createdAt) or 0, tonumber(task.lastUpdatedAt) or 0)
+local startedAt = tostring(now)
+if task.startedAt == startedAt and (task.attempt or '1') == ARGV[2] then
+  return { OK, encodeSnapshot(ARGV[1], task) }
+end
+local fields = { startedAt = startedAt }
+if task.status ~= 'working' then fields.status = 'working' end
+if ARGV[2] ~= '1' or task.attempt then fields.attempt = ARGV[2] end
 trailStart(fields, task, ARGV[3])
 return changeTask(target, ARGV[1], task, fields, now)

@@ -49,7 +49,7 @@ describe('typed scripts on Redis', () => {
     const create = (id: string) =>
       scripts.createTask(
         [keys.task(id), keys.ownerTasks(owner), keys.ownerActive(owner)],
-        [id, 60_000, '', owner, 1, '{"kind":"task"}', '1', 'pod-a'],
+        [id, 60_000, '', owner, 1, '{"kind":"task"}', '1', 'pod-a', ''],
       );
     const created = await create('t1');
     expect(created.kind).toBe('created');

@@ -1,6 +1,7 @@
 import { useRedis } from '@taskgate/test-harness';
 import { describe, expect, it } from 'vitest';
 import { Keys, newSessionId, SessionStore, TaskStore } from '../src/index.js';
+import { Scripts } from '../src/redis/script-replies.js';
 
 describe('TaskStore', () => {
   const redis = useRedis();
@@ -159,8 +160,9 @@ describe('TaskStore records', () => {
     expect(await s.outcome('dave', task.taskId)).toMatchObject({ outcome: { result: { content: [] } } });
   });
 
-  it("writes a first attempt's start with its finish, or late while it runs, without touching its status", async () => {
+  it("writes each execution's start before its tool runs, with the clock the process follows; once per call", async () => {
     const s = store();
+    const conn = redis.connect();
     const started: [number, number | undefined][] = [];
     const observed = new TaskStore({
       redis: redis.connect(),
@@ -168,38 +170,45 @@ describe('TaskStore records', () => {
       cursorSecret: 'x'.repeat(32),
       observer: { started: (task, attempt) => started.push([attempt, task.startedAt]) },
     });
-    const short = await observed.create({ owner: 'erin', tool: 'echo' });
-    const ref = { taskId: short.taskId, ownerId: short.ownerId };
-    expect(await observed.live({ ...ref, ownerId: Keys.ownerId('mallory') })).toEqual({
-      ok: false,
-      reason: 'not_found',
-    });
-    const live = await observed.live(ref);
-    expect(live).toMatchObject({ ok: true, task: { status: 'working' }, startedAt: expect.any(Number) });
-    // The start is observed (the queue-wait metric) at once, and written nowhere yet.
-    expect(started).toEqual([[1, live.startedAt]]);
-    expect((await observed.read(short.taskId))?.attempt).toBeUndefined();
-    await observed.finish(ref, { result: { content: [] } }, undefined, live.startedAt);
-    expect(await observed.read(short.taskId)).toMatchObject({
-      status: 'completed',
-      attempt: 1,
-      startedAt: live.startedAt,
-    });
-    expect(started).toHaveLength(1);
+    const task = await observed.create({ owner: 'erin', tool: 'echo' });
+    const ref = { taskId: task.taskId, ownerId: task.ownerId };
+    expect((await observed.start(ref, 1)).ok).toBe(true);
+    const startedAt = (await observed.read(task.taskId))?.startedAt as number;
+    expect(startedAt).toBeGreaterThanOrEqual(task.createdAt);
+    expect(started).toEqual([[1, startedAt]]);
+    // A first attempt's number is implied by its start, and a working task's start publishes nothing.
+    const raw = await conn.hgetall(s.keys.task(task.taskId));
+    expect(raw).toMatchObject({ status: 'working', startedAt: String(startedAt), version: '1' });
+    expect(raw.attempt).toBeUndefined();
+    expect(await observed.read(task.taskId)).toMatchObject({ attempt: 1, startedAt });
 
-    const long = await observed.create({ owner: 'erin', tool: 'echo' });
-    const longRef = { taskId: long.taskId, ownerId: long.ownerId };
-    const began = (await observed.live(longRef)).startedAt as number;
-    await observed.requireInput(longRef, 'need input');
-    const late = await observed.start(longRef, 1, began);
-    expect(late.ok && late.task.status).toBe('input_required');
-    expect(await observed.read(long.taskId)).toMatchObject({ attempt: 1, startedAt: began });
-    // A second late record of the same attempt keeps the first; neither is observed again.
-    await observed.start(longRef, 1, began + 50);
-    expect((await observed.read(long.taskId))?.startedAt).toBe(began);
+    // The same start sent again (its reply lost, ioredis resends it) is not a second execution.
+    const scripts = new Scripts(conn);
+    const keys = [
+      s.keys.task(task.taskId),
+      s.keys.taskChannel(task.taskId),
+      s.keys.task(task.taskId),
+      s.keys.task(task.taskId),
+    ];
+    const again = await scripts.transition('startTask', keys, [task.taskId, 1, '', startedAt]);
+    expect(again.kind).toBe('changed');
+    expect(await conn.hgetall(s.keys.task(task.taskId))).toEqual(raw);
+    // A second execution records its number; its start is never before the first one's.
+    await observed.start(ref, 2);
+    expect(await observed.read(task.taskId)).toMatchObject({ attempt: 2, startedAt: expect.any(Number) });
+    expect((await observed.read(task.taskId))?.startedAt).toBeGreaterThanOrEqual(startedAt);
+
+    const done = await observed.finish(ref, { result: { content: [] } });
+    expect(done.ok && done.task.lastUpdatedAt).toBeGreaterThanOrEqual(startedAt);
+    await observed.create({ owner: 'erin', tool: 'echo' }).then(async (other) => {
+      await observed.cancel('erin', other.taskId);
+      expect(await observed.start({ taskId: other.taskId, ownerId: other.ownerId }, 1)).toEqual({
+        ok: false,
+        reason: 'terminal',
+        status: 'cancelled',
+      });
+    });
     expect(started).toHaveLength(2);
-    await observed.cancel('erin', long.taskId);
-    expect(await observed.live(longRef)).toEqual({ ok: false, reason: 'terminal', status: 'cancelled' });
   });
 
   it('keeps no feed and publishes nothing on the channel of a session that never opened its GET stream', async () => {

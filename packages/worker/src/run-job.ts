@@ -17,6 +17,7 @@ import {
 } from '@taskgate/core';
 import { ProtocolError } from '@taskgate/protocol';
 import type { Job } from 'bullmq';
+import { crashesBefore } from './crashes.js';
 import type { AnyToolDefinition } from './define-tool.js';
 import { type AbortKind, TaskAbortedError } from './errors.js';
 import { type Finished, isProtocolError, protocolErrorOutcome, resultOutcome, toolError } from './outcome.js';
@@ -40,13 +41,6 @@ export interface RunnerDeps extends ContextServices {
   /** Executions in progress, by task id (= job id). */
   readonly running: Map<string, RunningJob>;
 }
-
-/**
- * How long a first attempt runs before its start is written on its own. A shorter one has its start written
- * with its finish (or its retry's status message): most tool calls cost no start transition, and a long
- * one still shows its start (trail, attempt, queue-wait metric) within this long.
- */
-export const START_RECORDED_AFTER_MS = 1000;
 
 /** A failure already stored on the task; BullMQ only needs to mark the job failed (no retry). */
 export class RecordedFailure extends UnrecoverableError {}
@@ -78,7 +72,7 @@ function settle(run: Promise<unknown>, signal: AbortSignal, graceMs: number): Pr
 
 /**
  * Runs one BullMQ job: one execution of a task's tool. The attempt number counts every execution that
- * started before, failed ones (`attemptsMade`) and crashed ones (`stalledCounter`) alike. A crash spends an
+ * started before, failed ones (`attemptsMade`) and crashed ones (`crashesBefore`) alike. A crash spends an
  * attempt just like a thrown error, except for the first `crashReruns` crashes of a tool with `retryOnCrash`:
  * a task whose budget is spent is failed here, by the worker that picks up the stalled job, without running
  * the tool again. A task that is not live any more (cancelled while its worker died) is never run again.
@@ -88,7 +82,8 @@ export async function runJob(deps: RunnerDeps, job: Job<ToolJobData>, token: str
   if (typeof data?.taskId !== 'string' || typeof data.ownerId !== 'string' || typeof data.tool !== 'string') {
     throw new UnrecoverableError('Malformed job: a tool job needs string taskId, ownerId and tool');
   }
-  const attempt = job.attemptsMade + job.stalledCounter + 1;
+  const crashes = await crashesBefore(deps.store, data.taskId, job);
+  const attempt = job.attemptsMade + crashes + 1;
   // One span per execution (attempt), in the trace of the request that created the task (job data `trace`).
   const attributes = {
     'messaging.system': 'bullmq',
@@ -103,7 +98,7 @@ export async function runJob(deps: RunnerDeps, job: Job<ToolJobData>, token: str
   };
   const parent = parentContext(data);
   return inSpan(`process ${job.queueName}`, { kind: SpanKind.CONSUMER, attributes, parent }, () =>
-    execute(deps, job, token, attempt),
+    execute(deps, job, token, { attempt, crashes }),
   );
 }
 
@@ -123,11 +118,18 @@ function traceStatus(status: string): void {
   trace.getActiveSpan()?.setAttribute('mcp.task.status', status);
 }
 
-async function execute(deps: RunnerDeps, job: Job<ToolJobData>, token: string | undefined, attempt: number) {
+interface Execution {
+  /** This execution's number (1-based): earlier failures and crashes, plus one. */
+  readonly attempt: number;
+  /** Earlier executions that crashed (see `crashesBefore`). */
+  readonly crashes: number;
+}
+
+async function execute(deps: RunnerDeps, job: Job<ToolJobData>, token: string | undefined, run: Execution) {
   const data = job.data;
   const ref: TaskRef = taskRefOf(data);
   const budget = Math.max(1, job.opts.attempts ?? 1);
-  const crashes = job.stalledCounter;
+  const { attempt, crashes } = run;
   // Job id = task id; the principal (when auth is on) makes the audit entries attributable (SEC-4).
   const logger = deps.logger.child({
     taskId: data.taskId,
@@ -157,12 +159,8 @@ async function execute(deps: RunnerDeps, job: Job<ToolJobData>, token: string | 
   };
   // Watched before the start reads the task's status, so a cancellation right after it is not missed.
   const unwatch = await deps.watch.watch(data.taskId, abort);
-  // A first attempt only reads the task here; its start is written later (START_RECORDED_AFTER_MS).
-  const first = attempt === 1;
-  const started: Awaited<ReturnType<RunnerDeps['store']['live']>> = await (first
-    ? deps.store.live(ref)
-    : deps.store.start(ref, attempt)
-  ).catch(async (error: unknown) => {
+  // The start is written before the tool runs: a later worker counts this execution if it dies (crashesBefore).
+  const started = await deps.store.start(ref, attempt).catch(async (error: unknown) => {
     await unwatch();
     throw error;
   });
@@ -178,22 +176,6 @@ async function execute(deps: RunnerDeps, job: Job<ToolJobData>, token: string | 
 
   deps.running.set(data.taskId, { abort });
   let timer: NodeJS.Timeout | undefined;
-  // The start of a first attempt not written yet (Redis clock, from `live`): written along with the next write.
-  let startUnwritten = started.startedAt;
-  const unwrittenStart = (): number | undefined => {
-    const startedAt = startUnwritten;
-    startUnwritten = undefined;
-    return startedAt;
-  };
-  const startTimer = first
-    ? setTimeout(() => {
-        const startedAt = unwrittenStart();
-        if (startedAt === undefined) return;
-        deps.store.start(ref, 1, startedAt).catch((error: unknown) => {
-          logger.warn({ err: errorMessage(error) }, 'could not record the start of the execution');
-        });
-      }, START_RECORDED_AFTER_MS)
-    : undefined;
   try {
     if (def.timeoutMs !== undefined) timer = setTimeout(() => abort('timeout'), def.timeoutMs);
     const handle = createToolContext({ services: deps, data, signal: controller.signal, attempt, logger });
@@ -221,7 +203,6 @@ async function execute(deps: RunnerDeps, job: Job<ToolJobData>, token: string | 
     clearTimeout(timer);
     await handle.flush();
     const spent = used + 1;
-    clearTimeout(startTimer);
     await conclude({
       deps,
       job,
@@ -233,11 +214,9 @@ async function execute(deps: RunnerDeps, job: Job<ToolJobData>, token: string | 
       spent,
       budget,
       logger,
-      unwrittenStart,
     });
   } finally {
     clearTimeout(timer);
-    clearTimeout(startTimer);
     deps.running.delete(data.taskId);
     await unwatch();
   }
@@ -255,8 +234,6 @@ interface Conclusion {
   readonly spent: number;
   readonly budget: number;
   readonly logger: Logger;
-  /** A first attempt's start not written yet: when it began (once; see START_RECORDED_AFTER_MS). */
-  readonly unwrittenStart: () => number | undefined;
 }
 
 /** Stores the outcome of an execution, asks BullMQ for a retry, or releases the job. */
@@ -297,13 +274,10 @@ async function conclude(c: Conclusion): Promise<void> {
   if (failure !== undefined && c.spent < c.budget) {
     const message = errorMessage(failure);
     logger.warn({ err: message }, 'attempt failed; BullMQ retries it');
-    // The next attempt's start moves this one's to the trail's earlier starts: it must be written first.
-    const startedAt = c.unwrittenStart();
-    if (startedAt !== undefined) await deps.store.start(c.ref, 1, startedAt);
     await deps.store.setStatusMessage(c.ref, `Attempt ${c.spent} of ${c.budget} failed: ${message}; retrying`);
     throw failure instanceof Error ? failure : new Error(message);
   }
-  const ended = await deps.store.finish(c.ref, finished.outcome, finished.statusMessage, c.unwrittenStart());
+  const ended = await deps.store.finish(c.ref, finished.outcome, finished.statusMessage);
   if (!ended.ok) {
     logger.info({ reason: ended.reason }, 'the task ended before the tool did; the result is discarded');
     return;

@@ -13,6 +13,7 @@ import {
 } from '@taskgate/core';
 import { ErrorCode, ProtocolError } from '@taskgate/protocol';
 import type { Job } from 'bullmq';
+import { crashesBefore } from './crashes.js';
 import type { AnyPromptDefinition } from './define-prompt.js';
 import type { ResourceDefinition, ResourceTemplateDefinition } from './define-resource.js';
 import { TaskAbortedError } from './errors.js';
@@ -115,7 +116,7 @@ async function read(deps: ReadRunnerDeps, job: Job<ReadJobData>): Promise<void> 
     if (!ended.ok) logger.debug({ reason: ended.reason }, 'the read ended before its handler did; result discarded');
   };
   try {
-    if (job.attemptsMade + job.stalledCounter > 0) {
+    if (job.attemptsMade > 0 || (await crashesBefore(deps.store, data.taskId, job)) > 0) {
       const message = 'The worker serving this request stopped unexpectedly; try again';
       return await finish({ error: { code: ErrorCode.InternalError, message } });
     }

@@ -20,7 +20,7 @@ describe('worker metrics and health endpoint', () => {
 
     const quick = await gateway.call('sleeper', { ms: 0 }, { principal: 'alice' });
     await gateway.waitForEnd(quick);
-    // Long enough to be scraped after its start is recorded (START_RECORDED_AFTER_MS) and before it ends.
+    // Long enough to be scraped after its start is recorded and before it ends.
     const slow = await gateway.call('sleeper', { ms: 3000 });
     await gateway.waitFor(slow, (task) => task.attempt === 1);
     await until(

@@ -1,4 +1,5 @@
 import { useRedis } from '@taskgate/test-harness';
+import { Worker } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import { until } from './support/gateway.js';
 import { useWorkerProcesses } from './support/process-env.js';
@@ -167,5 +168,40 @@ describe('a worker process killed with SIGKILL mid-task', () => {
     expect(await gateway.outcome(taskId)).toBeUndefined();
     expect(starts(everyone, taskId)).toEqual([1]);
     expect(victim.events.some((e) => e.type === 'aborted' && e.taskId === taskId)).toBe(false);
+  });
+});
+
+describe('a job BullMQ handed out that no worker ran', () => {
+  const redis = useRedis();
+  const env = useWorkerProcesses(redis);
+
+  it('[LIF-1] runs once when its lock lapses, as attempt 1: no execution had begun, so nothing crashed', async () => {
+    const worker = await env.start(timings);
+    const gateway = env.gateway();
+    const entry = await gateway.entry('sleeper');
+    // Frozen, so that the job is taken by a fetch nobody follows up: what a `moveToActive` that Redis ran,
+    // and whose reply an outage lost, leaves behind (active, locked, run by no worker).
+    process.kill(worker.pid, 'SIGSTOP');
+    const taskId = await gateway.callWith(entry, { ms: 50 });
+    const fetcher = new Worker(entry.queue, null, {
+      connection: redis.connect({ maxRetriesPerRequest: null }),
+      prefix: gateway.keys.bullPrefix(entry.queue),
+      lockDuration: LOCK_MS,
+      autorun: false,
+    });
+    const taken = await fetcher.getNextJob('nobody:1', { block: false });
+    expect(taken?.id).toBe(taskId);
+    await fetcher.close(true);
+    const takenAt = Date.now();
+    process.kill(worker.pid, 'SIGCONT');
+
+    const task = await gateway.waitForEnd(taskId, BOUND_MS + 5000);
+    expect(task).toMatchObject({ status: 'completed', attempt: 1 });
+    expect(await gateway.outcome(taskId)).toEqual({
+      result: { content: [{ type: 'text', text: 'slept 50 ms on attempt 1' }] },
+    });
+    // It ran once, after the stalled checker took the job back (the lapse BullMQ counts as a stall).
+    expect(starts([worker], taskId)).toEqual([1]);
+    expect(Date.now() - takenAt).toBeGreaterThanOrEqual(LOCK_MS);
   });
 });

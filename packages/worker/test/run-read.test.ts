@@ -86,16 +86,31 @@ describe('runRead', () => {
     }
   });
 
-  it('fails a read whose earlier run stalled (its worker crashed) instead of running it again', async () => {
+  it('fails a read whose earlier run began and stalled (its worker crashed) instead of running it again', async () => {
     const { store, deps, job, announced, close } = setup();
     try {
       const { job: read, taskId } = await job({ method: 'resources/read', uri: 'test://notes' }, 1);
+      await store.start({ taskId, ownerId: read.data.ownerId }, 1); // the start of the run that crashed
       await runRead(deps, read);
       expect(await store.outcome('owner', taskId)).toMatchObject({
         task: { status: 'failed' },
         outcome: { error: { code: -32603, message: expect.stringMatching(/stopped unexpectedly/) } },
       });
       expect(announced).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('serves a read whose job stalled before any run began (BullMQ handed it to no worker)', async () => {
+    const { store, deps, job, close } = setup();
+    try {
+      const { job: read, taskId } = await job({ method: 'resources/read', uri: 'test://notes' }, 1);
+      await runRead(deps, read);
+      expect(await store.outcome('owner', taskId)).toMatchObject({
+        task: { status: 'completed' },
+        outcome: { result: { contents: [{ uri: 'test://notes', text: 'notes' }] } },
+      });
     } finally {
       await close();
     }

@@ -202,10 +202,13 @@ export class Scripts {
     this.#run = scriptRunner(redis);
   }
 
-  /** KEYS: task, owner's tasks, owner's active. ARGV: id, ttl, pollInterval, owner, limit, extra fields, listed. */
+  /**
+   * KEYS: task, owner's tasks, owner's active. ARGV: id, ttl, pollInterval, owner, limit, extra fields, listed,
+   * pod, and now (ms; '' for the server's TIME).
+   */
   async createTask(
     keys: [string, string, string],
-    args: [string, number, Arg, string, number, string, '1' | '0', string],
+    args: [string, number, Arg, string, number, string, '1' | '0', string, Arg],
   ) {
     return decodeCreateTask(await this.#run('createTask', keys, args));
   }

@@ -33,7 +33,7 @@ export interface StoredTask extends TaskRecord {
   /** Digest of the owner (see `Keys.ownerId`). */
   readonly ownerId: string;
   readonly progressToken?: string | number;
-  /** The current attempt's number; absent for a first attempt whose start was written with its finish (1). */
+  /** The current attempt's number (the executions begun; a first attempt's is not stored, only its start). */
   readonly attempt?: number;
   /** When the current attempt started (ms since the epoch, Redis clock); absent until a worker starts it. */
   readonly startedAt?: number;
@@ -158,7 +158,7 @@ export function recordFromValues(
     const value = values[i];
     if (value != null) fields[name] = value;
   });
-  // A first attempt's start is stored without its number (finishTask): nothing derivable is stored.
+  // A first attempt's start is stored without its number (startTask): nothing derivable is stored.
   if (fields.startedAt !== undefined) fields.attempt ??= '1';
   return recordFromFields(taskId, fields);
 }

@@ -116,6 +116,8 @@ export class TaskStore {
         JSON.stringify(extra),
         kind === 'task' ? '1' : '0',
         this.#pod,
+        // The time as this process follows the Redis clock: no `TIME` per task (RedisClock).
+        await this.#clock.now(),
       ],
     );
     if (reply.kind === 'limit') throw taskLimitExceeded(this.limits.maxActivePerOwner);
@@ -285,30 +287,15 @@ export class TaskStore {
   }
 
   /**
-   * A worker took the task's job: refused when the task is already terminal or gone (the job does nothing).
-   * `startedAt`: the late record of a first attempt that began then (see `live`); its status stays.
+   * An execution of the task's tool begins (a worker took its job), written before the tool runs: refused
+   * when the task is already terminal or gone (the job does nothing). The record's `attempt` then counts the
+   * executions that began, which tells a crash from a job BullMQ handed out to nobody (see `startTask-4.lua`).
+   * The time is the Redis clock as this process follows it (`RedisClock`): no `TIME` per task.
    */
-  async start(ref: TaskRef, attempt: number, startedAt?: number): Promise<TransitionResult> {
-    const result = await this.#transition('startTask', ref, [attempt], startedAt === undefined ? [] : [startedAt]);
-    // A late record's start was observed by `live` already.
-    if (result.ok && startedAt === undefined) this.#tell(() => this.#observer.started?.(result.task, attempt));
+  async start(ref: TaskRef, attempt: number): Promise<TransitionResult> {
+    const result = await this.#transition('startTask', ref, [attempt], [await this.#clock.now()]);
+    if (result.ok) this.#tell(() => this.#observer.started?.(result.task, attempt));
     return result;
-  }
-
-  /**
-   * Whether a first attempt may run: the task as `start` would refuse or accept it, with one read (the Redis
-   * clock from `RedisClock`) and no write. A live task's `startedAt` is now: the observer hears of
-   * the start here; the record gets it with the finish (`finish`'s `startedAt`), or from `start` with
-   * `startedAt` once the attempt has run a while. A short task costs no start transition at all.
-   */
-  async live(ref: TaskRef): Promise<TransitionResult & { readonly startedAt?: number }> {
-    const [task, now] = await Promise.all([this.read(ref.taskId), this.#clock.now()]);
-    if (task === undefined || task.ownerId !== ref.ownerId) return { ok: false, reason: 'not_found' };
-    if (isTerminalStatus(task.status)) return { ok: false, reason: 'terminal', status: task.status };
-    const startedAt = Math.max(now, task.createdAt); // not before its creation, whatever half a round trip says
-    const started = { ...task, attempt: 1, startedAt };
-    this.#tell(() => this.#observer.started?.(started, 1));
-    return { ok: true, task: started, startedAt };
   }
 
   /** working → input_required (INP-1). */
@@ -328,16 +315,14 @@ export class TaskStore {
 
   /**
    * Stores the exact outcome and moves the task to `completed`, or to `failed` for a JSON-RPC error or an
-   * `isError` result (ERR-4). A task that is terminal already (cancelled, CNL-3) keeps its state.
-   * `startedAt`: when a first attempt whose start is not recorded yet began (see `live`).
+   * `isError` result (ERR-4). A task that is terminal already (cancelled, CNL-3) keeps its state. The time is
+   * the Redis clock as this process follows it (`RedisClock`).
    */
-  finish(ref: TaskRef, outcome: StoredResult, statusMessage?: string, startedAt?: number): Promise<TransitionResult> {
+  async finish(ref: TaskRef, outcome: StoredResult, statusMessage?: string): Promise<TransitionResult> {
     const failed = 'error' in outcome || outcome.result.isError === true;
     const message = statusMessage ?? (failed ? diagnosticMessage(outcome) : '');
-    const start = startedAt === undefined ? [] : [startedAt];
-    return this.#finished(
-      this.#transition('finishTask', ref, [failed ? 'failed' : 'completed', JSON.stringify(outcome), message], start),
-    );
+    const args = [failed ? 'failed' : 'completed', JSON.stringify(outcome), message];
+    return this.#finished(this.#transition('finishTask', ref, args, [await this.#clock.now()]));
   }
 
   async #finished(transition: Promise<TransitionResult>): Promise<TransitionResult> {
