@@ -315,14 +315,13 @@ export class TaskStore {
 
   /**
    * Stores the exact outcome and moves the task to `completed`, or to `failed` for a JSON-RPC error or an
-   * `isError` result (ERR-4). A task that is terminal already (cancelled, CNL-3) keeps its state. The time is
-   * the Redis clock as this process follows it (`RedisClock`).
+   * `isError` result (ERR-4). A task that is terminal already (cancelled, CNL-3) keeps its state.
    */
-  async finish(ref: TaskRef, outcome: StoredResult, statusMessage?: string): Promise<TransitionResult> {
+  finish(ref: TaskRef, outcome: StoredResult, statusMessage?: string): Promise<TransitionResult> {
     const failed = 'error' in outcome || outcome.result.isError === true;
     const message = statusMessage ?? (failed ? diagnosticMessage(outcome) : '');
     const args = [failed ? 'failed' : 'completed', JSON.stringify(outcome), message];
-    return this.#finished(this.#transition('finishTask', ref, args, [await this.#clock.now()]));
+    return this.#finished(this.#transition('finishTask', ref, args));
   }
 
   async #finished(transition: Promise<TransitionResult>): Promise<TransitionResult> {
