@@ -59,11 +59,12 @@ export interface MonitorCounts {
  * Lua script ran, which INFO commandstats cannot. The bench's admin commands are left out.
  */
 export async function monitorCommands(redis: Redis): Promise<{ stop(): Promise<MonitorCounts> }> {
-  const monitor = await redis.monitor();
   const counts: MonitorCounts = { topLevel: new Map(), lua: new Map() };
-  // ioredis can mistake a MONITOR line that arrives with its own reply for an unexpected reply ("Command queue
-  // state error") and emits it as an error: unhandled, it ended the whole run. The counts go on from the
-  // lines it parses; the error is reported.
+  // A connection of its own that sends MONITOR once connected, with its listeners in place before: ioredis can
+  // mistake a MONITOR line that arrives with MONITOR's own reply for an unexpected reply ("Command queue state
+  // error") and emits it as an error, which ended the whole run while `redis.monitor()` had not resolved yet.
+  // The counts go on from the lines it parses; the error is reported.
+  const monitor = redis.duplicate({ monitor: true, lazyConnect: true });
   monitor.on('error', (error: Error) => process.stderr.write(`bench: MONITOR connection: ${error.message}\n`));
   monitor.on('monitor', (_time: string, args: string[], source: string) => {
     const name = (args[0] ?? '').toLowerCase();
@@ -71,6 +72,9 @@ export async function monitorCommands(redis: Redis): Promise<{ stop(): Promise<M
     const map = source === 'lua' ? counts.lua : counts.topLevel;
     map.set(name, (map.get(name) ?? 0) + 1);
   });
+  const monitoring = new Promise<void>((resolve) => monitor.once('monitoring', () => resolve()));
+  await monitor.connect();
+  await monitoring;
   return {
     async stop() {
       monitor.disconnect();
