@@ -18,15 +18,16 @@ end
 -- Applies field changes to a live task loaded with `loadTask` (`target`: its keys, see taskTarget). A change
 -- the client can see (status or status message) bumps the version, stamps lastUpdatedAt and publishes the new
 -- snapshot (see publishSnapshot); any other (a new attempt of a working task) only writes its fields. `now`
--- (ms, optional) is the Redis time the caller read already, or as a process follows it (a time never goes
--- back: lastUpdatedAt stays at or after the last one); `carried` (optional) see publishSnapshot.
+-- (ms, optional) is the Redis time the caller read already, or as a process follows it, which may differ from
+-- `TIME` by a round trip: each visible change's lastUpdatedAt is at least 1 ms after the last one, so it grows
+-- with the version whichever clock stamped either; `carried` (optional) see publishSnapshot.
 -- Returns { OK, snapshot }.
 local function changeTask(target, taskId, task, fields, now, carried)
   local visible = (fields.status ~= nil and fields.status ~= task.status)
     or (fields.statusMessage ~= nil and fields.statusMessage ~= task.statusMessage)
   local args = {}
   if visible then
-    task.lastUpdatedAt = tostring(math.max(now or nowMs(), tonumber(task.lastUpdatedAt) or 0))
+    task.lastUpdatedAt = tostring(math.max(now or nowMs(), (tonumber(task.lastUpdatedAt) or 0) + 1))
     task.version = tostring((tonumber(task.version) or 0) + 1)
     args = { 'lastUpdatedAt', task.lastUpdatedAt, 'version', task.version }
   end
