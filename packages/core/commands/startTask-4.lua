@@ -37,7 +37,10 @@ if isTerminal(task.status) then return { TERMINAL, task.status } end
 -- Not before the task's creation or its last change, whatever half a round trip made the worker's clock say.
 local now = math.max(tonumber(ARGV[4]) or nowMs(), tonumber(task.createdAt) or 0, tonumber(task.lastUpdatedAt) or 0)
 local startedAt = tostring(now)
-if task.startedAt == startedAt and (task.attempt or '1') == ARGV[2] then
+-- The same start again (its reply lost) finds what it wrote: the task working, this time and this attempt. A
+-- task back in input_required since (its tool asked for input, then its execution died) is another start of
+-- the same millisecond, and goes back to 'working'.
+if task.status == 'working' and task.startedAt == startedAt and (task.attempt or '1') == ARGV[2] then
   return { OK, encodeSnapshot(ARGV[1], task) }
 end
 local fields = { startedAt = startedAt }

@@ -211,6 +211,28 @@ describe('TaskStore records', () => {
     expect(started).toHaveLength(2);
   });
 
+  it('moves a task waiting for input back to working on a start of the same millisecond as the last one', async () => {
+    const s = store();
+    const conn = redis.connect();
+    const task = await s.create({ owner: 'erin', tool: 'echo' });
+    const ref = { taskId: task.taskId, ownerId: task.ownerId };
+    const scripts = new Scripts(conn);
+    const keys = [
+      s.keys.task(task.taskId),
+      s.keys.taskChannel(task.taskId),
+      s.keys.task(task.taskId),
+      s.keys.task(task.taskId),
+    ];
+    // Two starts stamped with the same time by the clocks their processes follow (ahead of TIME here), the
+    // tool's request for input between them: the second is not the first one sent again.
+    const at = Date.now() + 60_000;
+    expect((await scripts.transition('startTask', keys, [task.taskId, 1, '', at])).kind).toBe('changed');
+    expect(await s.requireInput(ref, 'which one?')).toMatchObject({ ok: true, task: { status: 'input_required' } });
+    const second = await scripts.transition('startTask', keys, [task.taskId, 1, '', at]);
+    expect(second.kind).toBe('changed');
+    expect(await s.read(task.taskId)).toMatchObject({ status: 'working', version: 3, startedAt: at });
+  });
+
   it('keeps no feed and publishes nothing on the channel of a session that never opened its GET stream', async () => {
     const s = store();
     const conn = redis.connect();
