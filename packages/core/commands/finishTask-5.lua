@@ -14,6 +14,9 @@
     ARGV[3] outcome JSON: {"result": ...} or {"error": {...}}
     ARGV[4] status message ('' for none)
     ARGV[5] the finishing pod's name for the task's trail ('' or absent for none; see includes/trail)
+    ARGV[6] when the tool's result was handed over (unix ms, the Redis clock as the finishing process follows
+            it, see RedisClock; '' or absent: the server's TIME): the record's lastUpdatedAt, never before the
+            execution's start or the record's last change
 
   Output:
     { 0, snapshot }     finished
@@ -45,9 +48,7 @@ local fields = { status = ARGV[2], outcome = ARGV[3] }
 if ARGV[4] ~= '' then fields.statusMessage = ARGV[4] end
 -- A finish by the pod that started the attempt (the usual case) writes no `fpod` (see includes/trail).
 fields.fpod = trailFinish(task, fields, ARGV[5])
--- The terminal write's own time (TIME, not the finishing process's clock): a burst of finishes waits in
--- Redis's queue, and lastUpdatedAt says when each one took effect. Never before the execution's start.
-local now = math.max(nowMs(), tonumber(task.startedAt) or 0)
+local now = math.max(tonumber(ARGV[6]) or nowMs(), tonumber(task.startedAt) or 0)
 local carried = nil
 if #ARGV[3] <= CARRIED_OUTCOME_BYTES then carried = ARGV[3] end
 return changeTask(target, ARGV[1], task, fields, now, carried)

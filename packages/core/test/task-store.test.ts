@@ -211,6 +211,31 @@ describe('TaskStore records', () => {
     expect(started).toHaveLength(2);
   });
 
+  it("stamps creation, start and finish with the clock it follows; with clock 'server', with TIME in each script", async () => {
+    const conn = redis.connect();
+    const timeCalls = async (): Promise<number> => {
+      const info = await conn.info('commandstats');
+      return Number(/cmdstat_time:calls=(\d+)/.exec(info)?.[1] ?? 0);
+    };
+    const run = async (s: TaskStore): Promise<number> => {
+      const task = await s.create({ owner: 'frank', tool: 'echo' });
+      const ref = { taskId: task.taskId, ownerId: task.ownerId };
+      const before = await timeCalls();
+      expect((await s.start(ref, 1)).ok).toBe(true);
+      const done = await s.finish(ref, { result: { content: [] } });
+      expect(done.ok && done.task.status).toBe('completed');
+      const record = await s.read(task.taskId);
+      expect(record?.lastUpdatedAt).toBeGreaterThanOrEqual(record?.startedAt as number);
+      return (await timeCalls()) - before;
+    };
+    const keys = new Keys(redis.prefix);
+    const followed = new TaskStore({ redis: redis.connect(), keys, cursorSecret: 'x'.repeat(32) });
+    // Its first creation synchronised the clock it follows: neither the start nor the finish reads TIME.
+    expect(await run(followed)).toBe(0);
+    const server = new TaskStore({ redis: redis.connect(), keys, cursorSecret: 'x'.repeat(32), clock: 'server' });
+    expect(await run(server)).toBe(2);
+  });
+
   it('moves a task waiting for input back to working on a start of the same millisecond as the last one', async () => {
     const s = store();
     const conn = redis.connect();

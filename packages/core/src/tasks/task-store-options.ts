@@ -14,6 +14,13 @@ export interface TaskStoreOptions {
   readonly observer?: TaskObserver;
   /** Pod name the create, start, finish and cancel scripts write on a tool call's trail (TaskTrail); absent: none. */
   readonly pod?: string;
+  /**
+   * Where the times of a creation, a start and a finish come from. `followed` (the default): the Redis clock
+   * as this process follows it (`RedisClock`: a `TIME` at most every 10 s), stamped when the write is sent.
+   * `server`: a `TIME` inside each script, stamped when Redis runs it; one command more per write, and exact
+   * for a burst of writes that waits in Redis's queue.
+   */
+  readonly clock?: 'followed' | 'server';
 }
 
 /**

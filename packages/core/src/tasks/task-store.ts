@@ -69,7 +69,8 @@ export class TaskStore {
   readonly #observer: TaskObserver;
   readonly #sessionKeys: TaskSessionKeys;
   readonly #batch: TurnBatch;
-  readonly #clock: RedisClock;
+  /** Undefined with `clock: 'server'`: each script reads `TIME` itself. */
+  readonly #clock: RedisClock | undefined;
   readonly #pod: string;
 
   constructor(options: TaskStoreOptions) {
@@ -81,7 +82,7 @@ export class TaskStore {
     this.#scripts = new Scripts(options.redis);
     this.#sessionKeys = new TaskSessionKeys(options.redis, this.keys);
     this.#batch = new TurnBatch(options.redis);
-    this.#clock = new RedisClock(options.redis);
+    this.#clock = options.clock === 'server' ? undefined : new RedisClock(options.redis);
     this.#cursors = new ListCursorCodec(options.cursorSecret, this.limits.cursorTtlMs);
   }
 
@@ -117,7 +118,7 @@ export class TaskStore {
         kind === 'task' ? '1' : '0',
         this.#pod,
         // The time as this process follows the Redis clock: no `TIME` per task (RedisClock).
-        await this.#clock.now(),
+        await this.#now(),
       ],
     );
     if (reply.kind === 'limit') throw taskLimitExceeded(this.limits.maxActivePerOwner);
@@ -293,7 +294,7 @@ export class TaskStore {
    * The time is the Redis clock as this process follows it (`RedisClock`): no `TIME` per task.
    */
   async start(ref: TaskRef, attempt: number): Promise<TransitionResult> {
-    const result = await this.#transition('startTask', ref, [attempt], [await this.#clock.now()]);
+    const result = await this.#transition('startTask', ref, [attempt], [await this.#now()]);
     if (result.ok) this.#tell(() => this.#observer.started?.(result.task, attempt));
     return result;
   }
@@ -315,13 +316,19 @@ export class TaskStore {
 
   /**
    * Stores the exact outcome and moves the task to `completed`, or to `failed` for a JSON-RPC error or an
-   * `isError` result (ERR-4). A task that is terminal already (cancelled, CNL-3) keeps its state.
+   * `isError` result (ERR-4). A task that is terminal already (cancelled, CNL-3) keeps its state. The time is
+   * the Redis clock as this process follows it (`RedisClock`): when the tool's result was handed over.
    */
-  finish(ref: TaskRef, outcome: StoredResult, statusMessage?: string): Promise<TransitionResult> {
+  async finish(ref: TaskRef, outcome: StoredResult, statusMessage?: string): Promise<TransitionResult> {
     const failed = 'error' in outcome || outcome.result.isError === true;
     const message = statusMessage ?? (failed ? diagnosticMessage(outcome) : '');
     const args = [failed ? 'failed' : 'completed', JSON.stringify(outcome), message];
-    return this.#finished(this.#transition('finishTask', ref, args));
+    return this.#finished(this.#transition('finishTask', ref, args, [await this.#now()]));
+  }
+
+  /** The time a creation, start or finish carries: '' with `clock: 'server'` (the script reads `TIME`). */
+  #now(): Promise<number | ''> | '' {
+    return this.#clock === undefined ? '' : this.#clock.now();
   }
 
   async #finished(transition: Promise<TransitionResult>): Promise<TransitionResult> {
