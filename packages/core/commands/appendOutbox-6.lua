@@ -46,6 +46,6 @@ redis.call('HSET', KEYS[1], 'outboxLast', ARGV[4] .. ' ' .. id)
 redis.call('PEXPIREAT', KEYS[2], expiresAt)
 redis.call(SHARD_PUBLISH, KEYS[4], id)
 if redis.call('EXISTS', KEYS[3]) == 0 then
-  appendFeed(target, feed, expiresAt, 'o', ARGV[3], cjson.encode({ outbox = ARGV[3] }))
+  appendFeed(target, feed, expiresAt, 'o', ARGV[3])
 end
 return { OK, id }

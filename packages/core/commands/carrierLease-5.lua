@@ -39,7 +39,7 @@ if ARGV[1] == 'release' then
     local target = { key = KEYS[3], feed = KEYS[4], notify = KEYS[5] }
     local feed, notify = sessionKeysOf(KEYS[3], record[2], record[5], record[6])
     if not sessionKeysMatch(target, feed, notify) then return { WRONG_SESSION_KEYS } end
-    appendFeed(target, feed, expiryFrom(record[3], record[4], record[7]), 'o', ARGV[5], cjson.encode({ outbox = ARGV[5] }))
+    appendFeed(target, feed, expiryFrom(record[3], record[4], record[7]), 'o', ARGV[5])
   end
   redis.call('DEL', KEYS[1])
   return { OK }

@@ -90,7 +90,7 @@ export {
   type OutboxRequestMethod,
   TaskOutbox,
 } from './streams/outbox.js';
-export { type FeedEntry, SessionFeed } from './streams/session-feed.js';
+export { announcedEntry, type FeedEntry, SessionFeed } from './streams/session-feed.js';
 export { compareEntryIds, TaskDelivery } from './streams/task-delivery.js';
 export { isTaskIdShape } from './tasks/ids.js';
 export { type InputAnswer, InputRequests, InputWaitError } from './tasks/input-requests.js';

@@ -1,6 +1,6 @@
 import { useRedis } from '@taskgate/test-harness';
 import { describe, expect, it } from 'vitest';
-import { Keys, newSessionId, SessionStore, TaskStore } from '../src/index.js';
+import { announcedEntry, Keys, newSessionId, SessionFeed, SessionStore, TaskStore } from '../src/index.js';
 import { Scripts } from '../src/redis/script-replies.js';
 
 describe('TaskStore', () => {
@@ -116,19 +116,53 @@ describe('TaskStore records', () => {
     const sync = `${redis.prefix}:sync`;
     await conn.publish(sync, 'end');
     await expect.poll(() => seen.at(-1)?.[0]).toBe(sync);
-    const versions = (channel: string) => seen.filter(([c]) => c === channel).map(([, m]) => JSON.parse(m).version);
+    const messages = (channel: string) => seen.filter(([c]) => c === channel).map(([, m]) => m);
     // Creation (version 1) is not published: its creator has it in the answer. A start of the working task
     // (a new attempt) changes nothing a client sees and is not published either.
-    expect(versions(s.keys.taskChannel(task.taskId))).toEqual(['2', '3']);
-    expect(versions(s.keys.sessionChannel(session))).toEqual(['2', '3']);
+    expect(messages(s.keys.taskChannel(task.taskId)).map((m) => JSON.parse(m).version)).toEqual(['2', '3']);
     // Two changes on both channels, the workers' cancellation channel, and the sync message.
-    expect(seen.filter(([c]) => c === s.keys.cancelledChannel()).map(([, m]) => m)).toEqual([task.taskId]);
+    expect(messages(s.keys.cancelledChannel())).toEqual([task.taskId]);
     expect(seen).toHaveLength(6);
     const everything = JSON.stringify([seen, await conn.keys('*'), await conn.hgetall(s.keys.task(task.taskId))]);
     expect(everything).not.toContain(session);
-    // The feed has both changes after the marker its GET stream's lease made.
+    // The feed has both changes after the marker its GET stream's lease made; the session's channel announces
+    // each entry with the one before it, so a stream standing there needs no read of the feed.
     const feed = await conn.xrange(s.keys.sessionFeed(session), '-', '+');
     expect(feed.map(([, fields]) => fields[0])).toEqual(['m', 's', 's']);
+    const [marker, first, second] = feed.map(([id]) => id);
+    const announced = messages(s.keys.sessionChannel(session)).map(announcedEntry);
+    expect(announced.map((a) => [a?.entry.id, a?.after])).toEqual([
+      [first, marker],
+      [second, first],
+    ]);
+    expect(announced.map((a) => a?.entry.kind === 'status' && JSON.parse(a.entry.snapshot).version)).toEqual([
+      '2',
+      '3',
+    ]);
+    const read = await new SessionFeed({ redis: conn, keys: s.keys }).readAfter(session, marker ?? '');
+    expect(announced.map((a) => a?.entry)).toEqual(read);
+  });
+
+  it('reads no announcement from other messages of a session channel', () => {
+    for (const message of [
+      'ended',
+      'resumed',
+      'feed',
+      'feed 1-0',
+      'feed 1-0 0-0',
+      'feed 1-0 0-0 s',
+      'feed 1-0 0-0 x v',
+    ]) {
+      expect(announcedEntry(message)).toBeUndefined();
+    }
+    expect(announcedEntry('feed 2-0 1-0 o task 1')).toEqual({
+      entry: { id: '2-0', kind: 'outbox', taskId: 'task 1' },
+      after: '1-0',
+    });
+    expect(announcedEntry('feed 2-0 0-0 s {"a": 1}')).toEqual({
+      entry: { id: '2-0', kind: 'status', snapshot: '{"a": 1}' },
+      after: '0-0',
+    });
   });
 
   it('still runs the transitions of a record an earlier version wrote (feed, notify, expiresAt and kind stored)', async () => {

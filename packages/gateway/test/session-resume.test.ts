@@ -233,6 +233,37 @@ describe('resumable session GET streams', () => {
     expect(await stack.redis.hget(stack.keys.sseState(streamId), 'n')).toBe('2');
   });
 
+  it('[NTF-1] relays each status change from its announcement, and reads the feed when one does not follow its position', async () => {
+    const stack = await start({ tools: false, gateway: { sseHeartbeatMs: 60_000 } });
+    const sessionId = await rawInitialize(stack.url);
+    const tasks = sessionTasks(stack, sessionId);
+    const task = await tasks.create();
+    const reader = await open(stack, sessionId);
+    await reader.until(1, 'the priming event');
+    await sleepMs(200);
+    const feedReads = async (): Promise<number> => {
+      const line = (await stack.redis.info('commandstats')).split('\n').find((l) => l.startsWith('cmdstat_xrange:'));
+      return Number(/calls=(\d+)/.exec(line ?? '')?.[1] ?? 0);
+    };
+    const before = await feedReads();
+    for (let i = 1; i <= 5; i++) {
+      await tasks.status(task, `step ${i}`);
+      await reader.until(i + 1, `status notification ${i}`);
+    }
+    expect(await feedReads()).toBe(before);
+    // An entry the stream was not told of (as after a missed message): the next announcement does not follow
+    // the stream's position, so the stream reads the feed from there and sends both, in feed order.
+    const feedKey = stack.keys.sessionFeed(sessionId);
+    const [[, [, last = '']] = ['', []]] = await stack.redis.xrevrange(feedKey, '+', '-', 'COUNT', 1);
+    await stack.redis.xadd(feedKey, '*', 's', JSON.stringify({ ...JSON.parse(last), statusMessage: 'unannounced' }));
+    await tasks.status(task, 'step 6');
+    await reader.until(8, 'the last two notifications');
+    expect((reader.messages() as Message[]).map(described).slice(5)).toEqual(['status unannounced', 'status step 6']);
+    expect(await feedReads()).toBeGreaterThan(before);
+    const feed = (await stack.redis.xrange(feedKey, '-', '+')).map(([id]) => id);
+    expect(reader.events.slice(1).map((event) => event.id?.split('_').at(-1))).toEqual(feed.slice(-7));
+  });
+
   it('[NTF-1] stops a connection still carrying the GET stream once it is resumed elsewhere: no notification on both', async () => {
     const [a, b] = [await start({ tools: false }), await start({ tools: false })];
     const sessionId = await rawInitialize(a.url);

@@ -177,8 +177,8 @@ export class EventBus {
   }
 
   /**
-   * A session's channel: snapshots of its tasks' changes, `{"outbox": taskId}` arrivals no stream carries,
-   * `STREAM_RESUMED` and `SESSION_ENDED`.
+   * A session's channel: the entries of its feed (`announcedEntry`: its tasks' changes, outbox arrivals no
+   * stream carries), `STREAM_RESUMED` and `SESSION_ENDED`.
    */
   onSessionMessage(sessionId: string, listener: ChannelListener): Promise<Unsubscribe> {
     return this.subscribe(this.#keys.sessionChannel(sessionId), listener);

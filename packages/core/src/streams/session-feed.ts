@@ -6,6 +6,28 @@ export type FeedEntry =
   | { readonly id: string; readonly kind: 'status'; readonly snapshot: string }
   | { readonly id: string; readonly kind: 'outbox'; readonly taskId: string };
 
+/** A feed entry as its session's channel announces it, with the id of the entry before it ('0-0': none). */
+export interface AnnouncedEntry {
+  readonly entry: FeedEntry;
+  readonly after: string;
+}
+
+/** The feed entry of an entry's announcement (`feed <id> <id before> <field> <value>`); undefined for other messages. */
+export function announcedEntry(message: string): AnnouncedEntry | undefined {
+  if (!message.startsWith('feed ')) return undefined;
+  const idEnd = message.indexOf(' ', 5);
+  const afterEnd = idEnd < 0 ? -1 : message.indexOf(' ', idEnd + 1);
+  if (afterEnd < 0 || message[afterEnd + 2] !== ' ') return undefined;
+  const entry = toEntry(message.slice(5, idEnd), message[afterEnd + 1] ?? '', message.slice(afterEnd + 3));
+  return entry === undefined ? undefined : { entry, after: message.slice(idEnd + 1, afterEnd) };
+}
+
+function toEntry(id: string, field: string, value: string): FeedEntry | undefined {
+  if (field === 's') return { id, kind: 'status', snapshot: value };
+  if (field === 'o') return { id, kind: 'outbox', taskId: value };
+  return undefined;
+}
+
 export interface SessionFeedOptions {
   readonly redis: Redis;
   readonly keys?: Keys;
@@ -16,7 +38,9 @@ export interface SessionFeedOptions {
  * things happened), so that the session's GET stream, on whichever pod, relays status notifications and
  * uncarried task messages from an exact position, and resumes from there after a reconnect. The feed is
  * also the durable record of the stream's status notifications: they are not copied into its event log,
- * their event ids name their feed entries instead, and a resumption reads them here again.
+ * their event ids name their feed entries instead, and a resumption reads them here again. Each entry is
+ * also announced on the session's channel with the id of the entry before it (`announcedEntry`): a stream
+ * that stands at that id relays it without reading the feed.
  */
 export class SessionFeed {
   readonly #redis: Redis;
@@ -36,11 +60,9 @@ export class SessionFeed {
   /** Entries after `afterId` (up to `upTo` included, when given), oldest first, at most `count`. */
   async readAfter(sessionId: string, afterId: string, count = 100, upTo = '+'): Promise<FeedEntry[]> {
     const rows = await this.#redis.xrange(this.#keys.sessionFeed(sessionId), `(${afterId}`, upTo, 'COUNT', count);
-    return rows.flatMap(([id, fields]): FeedEntry[] => {
-      const [field, value = ''] = fields;
-      if (field === 's') return [{ id, kind: 'status', snapshot: value }];
-      if (field === 'o') return [{ id, kind: 'outbox', taskId: value }];
-      return [];
+    return rows.flatMap(([id, [field = '', value = '']]): FeedEntry[] => {
+      const entry = toEntry(id, field, value);
+      return entry === undefined ? [] : [entry];
     });
   }
 }

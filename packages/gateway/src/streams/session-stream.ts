@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import {
+  announcedEntry,
   EventLog,
   errorMessage,
   type FeedEntry,
@@ -206,6 +207,23 @@ async function runSessionStream(ctx: SessionContext, stream: LoggedStream): Prom
     })();
     return reading;
   };
+  // An announced entry that follows the one this stream stands at is relayed from its announcement; any
+  // other (one came while the feed was read, or the subscription missed some) has the feed read from there.
+  const onAnnounced = (message: string): Promise<void> => {
+    const next = announcedEntry(message);
+    if (next === undefined || reading !== undefined || next.after !== position) return readFeed();
+    const { entry } = next;
+    reading = (async () => {
+      try {
+        if (!(await onEntry(entry))) return;
+        position = entry.id;
+        stream.passFeed(entry.id);
+      } finally {
+        reading = undefined;
+      }
+    })();
+    return reading.then(() => (again && stream.isOpen ? readFeed() : undefined));
+  };
   // Tasks whose messages wait with nobody carrying them (a carrier's pod died, or they came before this
   // stream), and unanswered requests whose stream is gone for good (the client opened a new GET stream).
   const sweep = async (): Promise<void> => {
@@ -253,7 +271,7 @@ async function runSessionStream(ctx: SessionContext, stream: LoggedStream): Prom
           safely(async () => {
             if (!(await stream.holds())) stream.end();
           })();
-        } else safely(readFeed)();
+        } else safely(() => onAnnounced(message))();
       }),
     );
     unsubscribes.push(
