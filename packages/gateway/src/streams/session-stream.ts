@@ -182,29 +182,33 @@ async function runSessionStream(ctx: SessionContext, stream: LoggedStream): Prom
     const notification = statusNotification(entry.snapshot);
     return notification === undefined ? true : await stream.status(entry.id, notification);
   };
-  const readFeed = (): Promise<void> => {
-    if (reading !== undefined) {
-      again = true;
-      return reading;
-    }
-    reading = (async () => {
-      try {
-        do {
-          again = false;
-          for (;;) {
-            const entries = await services.feed.readAfter(sessionId, position, FEED_BATCH);
-            for (const entry of entries) {
-              if (!(await onEntry(entry))) return;
-              position = entry.id;
-              stream.passFeed(entry.id);
-            }
-            if (entries.length < FEED_BATCH) break;
-          }
-        } while (again && stream.isOpen);
-      } finally {
-        reading = undefined;
+  const relay = async (entry: FeedEntry): Promise<boolean> => {
+    if (!(await onEntry(entry))) return false;
+    position = entry.id;
+    stream.passFeed(entry.id);
+    return true;
+  };
+  // Reads the feed from the stream's position, again while something asked for a read meanwhile.
+  const drain = async (): Promise<void> => {
+    do {
+      again = false;
+      for (;;) {
+        const entries = await services.feed.readAfter(sessionId, position, FEED_BATCH);
+        for (const entry of entries) if (!(await relay(entry))) return;
+        if (entries.length < FEED_BATCH) break;
       }
-    })();
+    } while (again && stream.isOpen);
+  };
+  // One relay at a time: a read asked for during another one runs right after it, within the same promise.
+  const exclusively = (work: () => Promise<void>): Promise<void> => {
+    reading = work().finally(() => {
+      reading = undefined;
+    });
+    return reading;
+  };
+  const readFeed = (): Promise<void> => {
+    if (reading === undefined) return exclusively(drain);
+    again = true;
     return reading;
   };
   // An announced entry that follows the one this stream stands at is relayed from its announcement; any
@@ -212,17 +216,10 @@ async function runSessionStream(ctx: SessionContext, stream: LoggedStream): Prom
   const onAnnounced = (message: string): Promise<void> => {
     const next = announcedEntry(message);
     if (next === undefined || reading !== undefined || next.after !== position) return readFeed();
-    const { entry } = next;
-    reading = (async () => {
-      try {
-        if (!(await onEntry(entry))) return;
-        position = entry.id;
-        stream.passFeed(entry.id);
-      } finally {
-        reading = undefined;
-      }
-    })();
-    return reading.then(() => (again && stream.isOpen ? readFeed() : undefined));
+    again = false;
+    return exclusively(async () => {
+      if ((await relay(next.entry)) && again && stream.isOpen) await drain();
+    });
   };
   // Tasks whose messages wait with nobody carrying them (a carrier's pod died, or they came before this
   // stream), and unanswered requests whose stream is gone for good (the client opened a new GET stream).
