@@ -3,16 +3,14 @@
 
 -- Publishes a loaded task's snapshot on its channel and, when the task has a session whose GET stream made
 -- its feed, appends it to that feed (what the GET stream relays, resumably) and announces the entry on the
--- session's channel (see appendFeedTo). `carried` (optional, JSON): the outcome a finish stored, added to
+-- session's channel (see appendFeed). `carried` (optional, JSON): the outcome a finish stored, added to
 -- the task channel's message only, as its `outcome` field: the waiters of the task answer from it without
 -- reading it back.
 local function publishSnapshot(target, task, snapshot, carried)
   local message = snapshot
   if carried then message = string.sub(snapshot, 1, -2) .. ',"outcome":' .. carried .. '}' end
   redis.call(SHARD_PUBLISH, target.channel, message)
-  if not task.feed then return end
-  local announcement = appendFeedTo(target.feed, expiryOf(target.key, task.expiresAt), 's', snapshot)
-  if announcement then redis.call(SHARD_PUBLISH, target.notify, announcement) end
+  appendFeed(target, task.feed, task.expiresAt, 's', snapshot)
 end
 
 -- Applies field changes to a live task loaded with `loadTask` (`target`: its keys, see taskTarget). A change

@@ -216,7 +216,6 @@ async function runSessionStream(ctx: SessionContext, stream: LoggedStream): Prom
   const onAnnounced = (message: string): Promise<void> => {
     const next = announcedEntry(message);
     if (next === undefined || reading !== undefined || next.after !== position) return readFeed();
-    again = false;
     return exclusively(async () => {
       if ((await relay(next.entry)) && again && stream.isOpen) await drain();
     });
