@@ -33,6 +33,11 @@ export interface BenchConfig {
   /** In-flight requests per MCP client (session); more in flight open more sessions. */
   readonly perSession: number;
   readonly warmup: number;
+  /**
+   * b measures each level in this many rounds, every subject once per round, the order reversed every other
+   * round: subjects measured one after the other see the machine's drift alike.
+   */
+  readonly rounds: number;
   readonly latency: LoadLevel;
   readonly loads: readonly LoadLevel[];
   readonly waiters: number;
@@ -56,7 +61,7 @@ export interface BenchConfig {
 
 export const USAGE = `usage: bash scripts/bench [--quick] [--gateways N] [--workers N] [--concurrency N]
                          [--waiters N] [--list-sizes 1000,100000,1000000] [--only a,b,c,d,e,f] [--cluster]
-                         [--fastmcp | --no-fastmcp] [--profile] [--before REF] [--out DIR]
+                         [--fastmcp | --no-fastmcp] [--rounds N] [--profile] [--before REF] [--out DIR]
 
   --quick        small counts (CI): checks only that every figure is produced and sane
   --gateways N   taskgate gateway processes (default 1; more go behind a round-robin proxy)
@@ -68,6 +73,8 @@ export const USAGE = `usage: bash scripts/bench [--quick] [--gateways N] [--work
                  keys per shard, one redis-server beside a Redis Cluster of 3 masters + 3 replicas
   --fastmcp      run FastMCP+Docket (the distributed peer) in a, b and e; on by default, off with --quick
   --no-fastmcp   leave FastMCP+Docket out
+  --rounds N     b measures each level in N rounds, every subject once a round, the order reversed every
+                 other round (default 4, quick 2; 1: each subject's whole load at once, one after the other)
   --profile      CPU profile of every gateway and worker process (node --cpu-prof) into the results
                  folder; prints the top 10 functions by self time of each
   --before REF   also run the commit REF's taskgate (unpacked under .tools/bench-before/) in a and b, and print
@@ -89,6 +96,7 @@ export function parseConfig(argv: readonly string[], rootDir: string): BenchConf
       gateways: { type: 'string' },
       workers: { type: 'string' },
       concurrency: { type: 'string' },
+      rounds: { type: 'string' },
       waiters: { type: 'string' },
       'list-sizes': { type: 'string' },
       only: { type: 'string' },
@@ -119,6 +127,7 @@ export function parseConfig(argv: readonly string[], rootDir: string): BenchConf
     concurrency: positiveInt('concurrency', values.concurrency, 50),
     perSession: 25,
     warmup: quick ? 20 : 100,
+    rounds: positiveInt('rounds', values.rounds, quick ? 2 : 4),
     latency: quick ? { inFlight: 1, total: 50, maxMs: 10_000 } : { inFlight: 1, total: 1000, maxMs: 45_000 },
     loads: quick
       ? [

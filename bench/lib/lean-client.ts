@@ -64,6 +64,11 @@ export class LeanSubject implements Subject {
     this.#pool = new Pool(parsed.origin, { pipelining: 1 });
   }
 
+  /** A polling client's tasks wait out the server's poll interval: measured in one stretch. */
+  get inOneStretch(): boolean {
+    return this.wait === 'poll';
+  }
+
   async #post(
     sessionId: string | undefined,
     body: Record<string, unknown>,

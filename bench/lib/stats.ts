@@ -62,20 +62,38 @@ export interface LoadOptions {
   readonly roles?: Readonly<Record<string, readonly number[]>>;
 }
 
+/** One stretch of closed-loop load, kept raw so that stretches of the same subject add up (`combine`). */
+export interface LoadSlice {
+  readonly samples: readonly number[];
+  readonly errors: number;
+  readonly elapsedMs: number;
+  /** CPU time (ms) of the serving processes over the stretch. */
+  readonly serverCpu: number;
+  /** CPU time (ms) of the bench process over the stretch. */
+  readonly clientCpu: number;
+  /** CPU time (ms) of each kind of serving process, in the order of `LoadOptions.roles`. */
+  readonly roleCpu: readonly number[];
+}
+
 /**
  * Closed-loop load: `inFlight` loops each run one operation after another until `total` were started or
  * `maxMs` passed. Latency is per operation; throughput is completed operations over wall time.
  */
 export async function closedLoop(options: LoadOptions): Promise<LoadResult> {
+  return combine([await loadSlice(options)], options);
+}
+
+/** One stretch of `closedLoop`'s load, its figures kept raw. */
+export async function loadSlice(options: LoadOptions): Promise<LoadSlice> {
   const samples: number[] = [];
   let started = 0;
   let errors = 0;
   let firstError: unknown;
   const pids = options.pids ?? [];
-  const cpu0 = pids.reduce((sum, pid) => sum + cpuMs(pid), 0);
-  const roles = Object.entries(options.roles ?? {});
-  const cpuOf = (rolePids: readonly number[]): number => rolePids.reduce((sum, pid) => sum + cpuMs(pid), 0);
-  const roleCpu0 = roles.map(([, rolePids]) => cpuOf(rolePids));
+  const cpuOf = (some: readonly number[]): number => some.reduce((sum, pid) => sum + cpuMs(pid), 0);
+  const roles = Object.values(options.roles ?? {});
+  const cpu0 = cpuOf(pids);
+  const roleCpu0 = roles.map(cpuOf);
   const client0 = process.cpuUsage();
   const begin = performance.now();
   const deadline = begin + options.maxMs;
@@ -95,27 +113,47 @@ export async function closedLoop(options: LoadOptions): Promise<LoadResult> {
   await Promise.all(Array.from({ length: options.inFlight }, (_, lane) => loop(lane)));
   const elapsedMs = performance.now() - begin;
   const client = process.cpuUsage(client0);
-  const ops = Math.max(1, samples.length);
   if (firstError !== undefined) {
     process.stderr.write(`bench: ${errors} operation(s) failed; first: ${String(firstError)}\n`);
   }
   return {
+    samples,
+    errors,
+    elapsedMs,
+    serverCpu: cpuOf(pids) - cpu0,
+    clientCpu: (client.user + client.system) / 1000,
+    roleCpu: roles.map((rolePids, i) => cpuOf(rolePids) - (roleCpu0[i] ?? 0)),
+  };
+}
+
+/**
+ * The figures of one subject's stretches together: latency over all their samples, throughput as their
+ * operations over their summed wall time, CPU per operation as their summed CPU time over their operations.
+ */
+export function combine(
+  slices: readonly LoadSlice[],
+  options: Omit<LoadOptions, 'run' | 'total' | 'maxMs'>,
+): LoadResult {
+  const samples = slices.flatMap((slice) => slice.samples);
+  const sum = (of: (slice: LoadSlice) => number): number => slices.reduce((total, slice) => total + of(slice), 0);
+  const elapsedMs = sum((slice) => slice.elapsedMs);
+  const ops = Math.max(1, samples.length);
+  const roles = Object.keys(options.roles ?? {});
+  return {
     ...summarize(samples),
     inFlight: options.inFlight,
     throughput: (samples.length / elapsedMs) * 1000,
-    errors,
+    errors: sum((slice) => slice.errors),
     elapsedMs,
     ...(options.slowMs !== undefined && {
       slowShare: samples.filter((v) => v >= (options.slowMs ?? 0)).length / ops,
     }),
-    ...(pids.length > 0 && {
-      serverCpuMs: (pids.reduce((sum, pid) => sum + cpuMs(pid), 0) - cpu0) / ops,
-      clientCpuMs: (client.user + client.system) / 1000 / ops,
+    ...((options.pids ?? []).length > 0 && {
+      serverCpuMs: sum((slice) => slice.serverCpu) / ops,
+      clientCpuMs: sum((slice) => slice.clientCpu) / ops,
     }),
     ...(roles.length > 0 && {
-      roleCpuMs: Object.fromEntries(
-        roles.map(([role, rolePids], i) => [role, (cpuOf(rolePids) - (roleCpu0[i] ?? 0)) / ops]),
-      ),
+      roleCpuMs: Object.fromEntries(roles.map((role, i) => [role, sum((slice) => slice.roleCpu[i] ?? 0) / ops])),
     }),
   };
 }

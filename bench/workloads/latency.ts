@@ -1,5 +1,5 @@
 import type { BenchConfig, LoadLevel } from '../lib/config.js';
-import { closedLoop, type LoadResult } from '../lib/stats.js';
+import { closedLoop, combine, type LoadResult, type LoadSlice, loadSlice } from '../lib/stats.js';
 import type { Subject } from '../systems/mcp-subject.js';
 
 /** The anchor's (and the SDK's) default pollInterval: a tasks/result that has to wait sleeps this long. */
@@ -8,22 +8,31 @@ export const SDK_POLL_INTERVAL_MS = 1000;
 /** Results per subject name. */
 export type BySubject = Record<string, LoadResult>;
 
-async function measure(subject: Subject, level: LoadLevel, config: BenchConfig): Promise<LoadResult> {
+/** Sessions for `level`, then a warm-up at its concurrency: JIT, connections, scripts loaded, sessions created. */
+async function warmUp(subject: Subject, level: LoadLevel, config: BenchConfig): Promise<void> {
   await subject.prepare(Math.ceil(level.inFlight / config.perSession));
-  // Warm-up at the same concurrency: JIT, connections, scripts loaded, sessions created.
   await closedLoop({
     inFlight: level.inFlight,
     total: Math.max(config.warmup, level.inFlight * 2),
     maxMs: 10_000,
     run: (lane) => subject.run(lane),
   });
-  return await closedLoop({
+}
+
+/** What a stretch of `subject` under `level` measures (latency, CPU time of its processes and the client). */
+function loadOf(subject: Subject, level: LoadLevel) {
+  return {
     ...level,
-    run: (lane) => subject.run(lane),
+    run: (lane: number) => subject.run(lane),
     slowMs: SDK_POLL_INTERVAL_MS,
     pids: subject.pids,
     ...(subject.roles !== undefined && { roles: subject.roles }),
-  });
+  };
+}
+
+async function measure(subject: Subject, level: LoadLevel, config: BenchConfig): Promise<LoadResult> {
+  await warmUp(subject, level, config);
+  return await closedLoop(loadOf(subject, level));
 }
 
 function line(subject: Subject, result: LoadResult): string {
@@ -54,18 +63,39 @@ export async function runLatency(
   return { latency, floor };
 }
 
-/** b. throughput and latency with many in flight, per load level, for every subject in turn. */
+/**
+ * b. throughput and latency with many in flight, per load level. Every subject is warmed up, then measured
+ * in `config.rounds` rounds of `total / rounds` operations (`maxMs / rounds` at most), the subjects' order
+ * reversed every other round, and its rounds added up: subjects measured one after the other share the
+ * machine's drift (a neighbour's load, its caches) instead of one of them getting all of it. A polling
+ * subject (`inOneStretch`) runs its whole load in the first round.
+ */
 export async function runThroughput(
   subjects: readonly Subject[],
   config: BenchConfig,
 ): Promise<Record<string, BySubject>> {
   const results: Record<string, BySubject> = {};
   for (const level of config.loads) {
+    const measured = subjects.filter((subject) => level.inFlight <= (subject.maxInFlight ?? Number.POSITIVE_INFINITY));
+    for (const subject of measured) await warmUp(subject, level, config);
+    const round: LoadLevel = {
+      inFlight: level.inFlight,
+      total: Math.ceil(level.total / config.rounds),
+      maxMs: Math.ceil(level.maxMs / config.rounds),
+    };
+    const slices = new Map<Subject, LoadSlice[]>(measured.map((subject) => [subject, []]));
+    for (let index = 0; index < config.rounds; index++) {
+      for (const subject of index % 2 === 0 ? measured : [...measured].reverse()) {
+        if (subject.inOneStretch === true && index > 0) continue;
+        const stretch = subject.inOneStretch === true ? level : round;
+        slices.get(subject)?.push(await loadSlice(loadOf(subject, stretch)));
+      }
+    }
     const byName: BySubject = {};
-    for (const subject of subjects) {
-      if (level.inFlight > (subject.maxInFlight ?? Number.POSITIVE_INFINITY)) continue;
-      byName[subject.name] = await measure(subject, level, config);
-      process.stderr.write(`${line(subject, byName[subject.name] as LoadResult)}\n`);
+    for (const subject of measured) {
+      const result = combine(slices.get(subject) ?? [], loadOf(subject, level));
+      byName[subject.name] = result;
+      process.stderr.write(`${line(subject, result)}\n`);
     }
     results[String(level.inFlight)] = byName;
   }
