@@ -13,7 +13,10 @@ export interface Subject {
   floor?(lane: number): Promise<void>;
   /** The most requests in flight it is driven with (b skips higher levels); unbounded when absent. */
   readonly maxInFlight?: number | undefined;
-  /** Measured in one stretch, not in rounds (b): its operations wait out 5 s polls, so a round would end in their tail. */
+  /**
+   * Measured in one stretch, not in rounds (b): its tasks wait out 5 s polls, so a short round would be mostly
+   * the tail of its last polls.
+   */
   readonly inOneStretch?: boolean;
   /** Processes that serve it (servers, workers, Redis), for CPU accounting. */
   readonly pids: readonly number[];
