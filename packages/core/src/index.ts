@@ -74,6 +74,7 @@ export { ensureScriptsLoaded, loadScriptSource, SCRIPT_KEY_COUNTS, type ScriptNa
 export { DirectCalls } from './sessions/direct-calls.js';
 export { ResourceInterest } from './sessions/resource-interest.js';
 export { announceResourceUpdated, ResourceSubscriptions } from './sessions/resource-subscriptions.js';
+export { SessionCache } from './sessions/session-cache.js';
 export {
   newSessionId,
   SESSION_ENDED,

@@ -18,6 +18,7 @@ import {
   OfferingCatalog,
   podName,
   ResourceSubscriptions,
+  SessionCache,
   SessionFeed,
   SessionStore,
   TaskDelivery,
@@ -154,6 +155,12 @@ export function createGateway(input: GatewayOptions): Gateway {
     retryMs: options.drainRetryAfterMs,
     logger: options.logger,
   });
+  // A busy session's requests read it from memory; Redis tells this process when one changes (not on a Cluster).
+  const sessionCache = SessionCache.open({
+    redis,
+    onSetUpFailed: (error) =>
+      options.logger.warn({ err: errorMessage(error) }, 'session cache not set up: sessions are read from Redis'),
+  });
   const services: GatewayServices = {
     options,
     // Request loggers (children) are made when they first log: most requests, and waiting streams, never do.
@@ -165,6 +172,7 @@ export function createGateway(input: GatewayOptions): Gateway {
       keys,
       idleTtlMs: options.sessionIdleTtlMs,
       maxPerPrincipal: options.maxSessionsPerPrincipal,
+      ...(sessionCache !== undefined && { cache: sessionCache }),
     }),
     catalog,
     offerings: new OfferingCatalog({ redis, keys, staleAfterMs: options.toolStaleAfterMs }),
@@ -189,6 +197,7 @@ export function createGateway(input: GatewayOptions): Gateway {
   const unwatch = [
     watchRedis(registry, redis, 'commands'),
     watchRedis(registry, bus.connection, 'subscriber'),
+    ...(sessionCache === undefined ? [] : [watchRedis(registry, sessionCache.connection, 'invalidations')]),
     // Every queue (every shard) of the live catalog: a gateway sees all tools, a worker only its own.
     watchQueues(registry, async () => catalogQueues(await catalog.list()).map((name) => queues.queue(name))),
   ];
@@ -291,7 +300,7 @@ export function createGateway(input: GatewayOptions): Gateway {
       for (const stop of unwatch) stop();
       // The tools subscription ends with the bus.
       forgetTools();
-      await Promise.allSettled([bus.close(), services.queues.close()]);
+      await Promise.allSettled([bus.close(), services.queues.close(), sessionCache?.close()]);
       if (ownsRedis) await closeRedis(redis);
       options.logger.info({}, 'gateway closed');
     })().catch((error: unknown) => {

@@ -6,8 +6,10 @@ import { batchWrites } from './write-batching.js';
  * What a connection is for. `command`: the process's commands connection (stores, scripts, BullMQ queues of
  * a gateway). `subscriber`: the event bus's pub/sub connection (resubscribes after a reconnect). `bullmq-worker`:
  * a worker's connection, shared with BullMQ workers, which require `maxRetriesPerRequest: null`.
+ * `invalidations`: where Redis sends a tracking connection's invalidations (RESP2 pub/sub; its owner subscribes
+ * again after each reconnect, since the connection's id changes with it).
  */
-export type RedisRole = 'command' | 'subscriber' | 'bullmq-worker';
+export type RedisRole = 'command' | 'subscriber' | 'bullmq-worker' | 'invalidations';
 
 /** One `host:port` of a cluster node or a sentinel. */
 export interface RedisNode {
@@ -79,6 +81,18 @@ const ROLE_OPTIONS = {
     autoResubscribe: true,
     enableOfflineQueue: true,
     lazyConnect: false,
+    enableAutoPipelining: false,
+    commandTimeout: undefined,
+    replyMapping: 'legacy',
+  },
+  // RESP2: a RESP3 connection is sent invalidations as `invalidate` pushes, which ioredis drops; a RESP2 one
+  // subscribed to `__redis__:invalidate` is sent them as messages of that channel.
+  invalidations: {
+    enableReadyCheck: false,
+    maxRetriesPerRequest: null,
+    disableClientInfo: true,
+    autoResubscribe: false,
+    protocol: 2,
     enableAutoPipelining: false,
     commandTimeout: undefined,
     replyMapping: 'legacy',
@@ -179,8 +193,8 @@ export function createRedisConnection(
   const policy =
     typeof from === 'string' ? undefined : isRedisConnection(from) ? waitPolicyOf(from) : from.waitReplicas;
   if (policy !== undefined) waitPolicies.set(redis, policy);
-  // The subscriber's commands are batched by the event bus already.
-  if (role !== 'subscriber') batchWrites(redis);
+  // The subscriber's commands are batched by the event bus already; the invalidations' are two per connect.
+  if (role === 'command' || role === 'bullmq-worker') batchWrites(redis);
   // Connection errors are retried by ioredis; `onError` only reports them.
   if (onError !== undefined) redis.on('error', onError);
   return redis;

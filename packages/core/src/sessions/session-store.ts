@@ -7,6 +7,7 @@ import { Keys } from '../redis/keys.js';
 import { pipelineValues } from '../redis/pipeline-replies.js';
 import { Scripts } from '../redis/script-replies.js';
 import { randomSlotTag } from '../tasks/ids.js';
+import type { SessionCache } from './session-cache.js';
 
 /**
  * A new MCP session id: the slot tag of its owner (the principal's, or a random one when auth is off), a dot,
@@ -55,6 +56,8 @@ export interface SessionStoreOptions {
    * refuses more with -32011. Sessions without a principal (auth off) are not counted.
    */
   readonly maxPerPrincipal?: number;
+  /** Where session hashes are kept between requests (`SessionCache`); without it each request reads Redis. */
+  readonly cache?: SessionCache;
 }
 
 /** What a stream lease operation found. */
@@ -71,6 +74,7 @@ export class SessionStore {
   readonly #redis: Redis;
   readonly #keys: Keys;
   readonly #scripts: Scripts;
+  readonly #cache: SessionCache | undefined;
   /** When this process last pushed each session's expiry back (ms), so busy sessions are not refreshed per request. */
   readonly #refreshed = new Map<string, number>();
   readonly #refreshEveryMs: number;
@@ -93,6 +97,7 @@ export class SessionStore {
     }
     this.#refreshEveryMs = Math.min(60_000, Math.floor(options.idleTtlMs / 10));
     this.#scripts = new Scripts(options.redis);
+    this.#cache = options.cache;
   }
 
   /**
@@ -157,7 +162,7 @@ export class SessionStore {
     const now = Date.now();
     let fields: Record<string, string>;
     if (now - (this.#refreshed.get(key) ?? 0) < this.#refreshEveryMs) {
-      fields = await this.#redis.hgetall(key);
+      fields = await (this.#cache?.read(key) ?? this.#redis.hgetall(key));
     } else {
       const pipeline = this.#redis.pipeline().hgetall(key).pexpire(key, this.idleTtlMs);
       // Only the caller's own index, in the session's slot (a pipeline stays in one slot).
@@ -195,6 +200,7 @@ export class SessionStore {
   async setLogLevel(sessionId: string, level: LoggingLevel): Promise<void> {
     const key = this.#keys.session(sessionId);
     await this.#redis.multi().hset(key, 'logLevel', level).pexpire(key, this.idleTtlMs).exec();
+    this.#cache?.forget(key);
   }
 
   /** The log level the client asked for (`logging/setLevel`), without touching the session's expiry. */
@@ -208,8 +214,10 @@ export class SessionStore {
    * record's) takes it out of its principal's index at once.
    */
   async end(sessionId: string, principalId?: string): Promise<boolean> {
-    this.#refreshed.delete(this.#keys.session(sessionId));
-    this.#indexed.delete(this.#keys.session(sessionId));
+    const key = this.#keys.session(sessionId);
+    this.#refreshed.delete(key);
+    this.#indexed.delete(key);
+    this.#cache?.forget(key);
     const multi = this.#redis.multi();
     if (principalId !== undefined) multi.zrem(this.#index(sessionId, principalId), Keys.digest(sessionId));
     const replies = await multi
@@ -218,6 +226,8 @@ export class SessionStore {
       .del(this.#keys.sessionFeed(sessionId))
       [shardPublishCommand(this.#redis)](this.#keys.sessionChannel(sessionId), SESSION_ENDED)
       .exec();
+    // Again: a read of this process may have kept the session while the delete was on its way.
+    this.#cache?.forget(key);
     return replies?.[principalId === undefined ? 0 : 1]?.[1] === 1;
   }
 

@@ -1,4 +1,11 @@
-import { errorMessage, Keys, type Logger, RateLimiter, type RateLimitVerdict } from '@taskgate/core';
+import {
+  errorMessage,
+  isRedisUnavailable,
+  Keys,
+  type Logger,
+  RateLimiter,
+  type RateLimitVerdict,
+} from '@taskgate/core';
 import { ErrorCode, ProtocolError } from '@taskgate/protocol';
 import type { Redis } from 'ioredis';
 import type { OperationClass, RateLimit, ResolvedGatewayOptions } from '../options.js';
@@ -88,8 +95,10 @@ export class RateLimits {
   }
 
   /**
-   * Spends one operation of `owner`'s budget, or throws -32029 with `data.retryAfterMs`. When Redis fails
-   * the request passes (it will most likely fail on its own; a limiter must not turn an outage into refusals).
+   * Spends one operation of `owner`'s budget, or throws -32029 with `data.retryAfterMs`. When Redis does not
+   * answer, that error goes on (503 with a retry hint): the request's next command would wait out the same
+   * timeout again before failing the same way. Any other failure of the limiter lets the request pass (a
+   * limiter must not turn its own fault into refusals).
    */
   async consume(operation: OperationClass, owner: string, logger: Logger): Promise<void> {
     const entry = this.#limiters.get(operation);
@@ -98,6 +107,7 @@ export class RateLimits {
     try {
       verdict = await entry.limiter.consume(owner);
     } catch (error) {
+      if (isRedisUnavailable(error)) throw error;
       logger.warn({ operation, err: errorMessage(error) }, 'rate limiter unavailable; request let through');
       return;
     }
