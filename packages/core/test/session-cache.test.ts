@@ -52,8 +52,11 @@ describe('the session cache (CLIENT TRACKING)', () => {
       return (info[info.indexOf('flags') + 1] as string[]).map(String);
     };
     expect(await flags()).toEqual(expect.arrayContaining(['on', 'optin']));
+    const listeners = connection.listenerCount('ready') + connection.listenerCount('close');
     await cache.close();
     expect(await flags()).toEqual(['off']);
+    // The commands connection outlives the cache without its listeners.
+    expect(connection.listenerCount('ready') + connection.listenerCount('close')).toBe(listeners - 2);
   });
 
   it('keeps no unknown session: a probe of ids reads Redis each time and holds nothing', async () => {

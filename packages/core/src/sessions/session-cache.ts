@@ -65,6 +65,11 @@ export class SessionCache {
   /** Set-ups run one at a time (both connections report `ready`). */
   #setUp: Promise<void> = Promise.resolve();
   #closed = false;
+  /** Its listeners on both connections (the commands connection outlives the cache). */
+  readonly #onClose = (): void => this.#lapse();
+  readonly #onReady = (): void => {
+    this.#setUp = this.#setUp.then(() => this.#track());
+  };
 
   /** A cache reading through `options.redis`'s server, or undefined on a Cluster. */
   static open(options: SessionCacheOptions): SessionCache | undefined {
@@ -82,13 +87,11 @@ export class SessionCache {
       this.#invalidationsDrops++;
     });
     for (const connection of [this.#reader, this.#invalidations]) {
-      connection.on('close', () => this.#lapse());
-      connection.on('ready', () => {
-        this.#setUp = this.#setUp.then(() => this.#track());
-      });
+      connection.on('close', this.#onClose);
+      connection.on('ready', this.#onReady);
     }
     // The commands connection may be ready already (its `ready` came before this cache).
-    this.#setUp = this.#setUp.then(() => this.#track());
+    this.#onReady();
   }
 
   /** The invalidations connection (for health metrics; never send commands on it). */
@@ -130,10 +133,15 @@ export class SessionCache {
     this.#pending.delete(key);
   }
 
-  /** Stops tracking on the commands connection (which stays open) and closes the invalidations connection. */
+  /**
+   * Stops tracking on the commands connection (which stays open, without this cache's listeners) and closes
+   * the invalidations connection.
+   */
   async close(): Promise<void> {
     this.#closed = true;
     this.#lapse();
+    this.#reader.off('close', this.#onClose);
+    this.#reader.off('ready', this.#onReady);
     if (this.#reader.status === 'ready') await this.#reader.client('TRACKING', 'OFF').catch(() => {});
     await closeRedis(this.#invalidations);
   }
