@@ -173,18 +173,18 @@ export class SessionCache {
   /** A message on the invalidations connection: the keys changed, or null when the database was flushed. */
   #invalidate(channel: Buffer, keys: unknown): void {
     if (channel.toString() !== INVALIDATIONS) return;
-    if (!Array.isArray(keys)) {
-      this.#entries.clear();
-      this.#pending.clear();
-      return;
-    }
-    for (const key of keys) this.forget(String(key));
+    if (Array.isArray(keys)) for (const key of keys) this.forget(String(key));
+    else this.#forgetAll();
   }
 
   /** Either connection dropped: what is held may have missed its invalidation. */
   #lapse(): void {
     this.#live = false;
     this.#epoch++;
+    this.#forgetAll();
+  }
+
+  #forgetAll(): void {
     this.#entries.clear();
     this.#pending.clear();
   }

@@ -217,7 +217,6 @@ export class SessionStore {
     const key = this.#keys.session(sessionId);
     this.#refreshed.delete(key);
     this.#indexed.delete(key);
-    this.#cache?.forget(key);
     const multi = this.#redis.multi();
     if (principalId !== undefined) multi.zrem(this.#index(sessionId, principalId), Keys.digest(sessionId));
     const replies = await multi
@@ -226,7 +225,8 @@ export class SessionStore {
       .del(this.#keys.sessionFeed(sessionId))
       [shardPublishCommand(this.#redis)](this.#keys.sessionChannel(sessionId), SESSION_ENDED)
       .exec();
-    // Again: a read of this process may have kept the session while the delete was on its way.
+    // A read of this process may have kept the session while the delete was on its way; Redis's message for it
+    // comes on another connection, maybe after the next request.
     this.#cache?.forget(key);
     return replies?.[principalId === undefined ? 0 : 1]?.[1] === 1;
   }
