@@ -34,7 +34,7 @@ export interface BenchConfig {
   readonly perSession: number;
   readonly warmup: number;
   /**
-   * b measures each level in this many rounds, every subject once per round, the order reversed every other
+   * a and b measure each level in this many rounds, every subject once per round, the order reversed every other
    * round: subjects measured one after the other see the machine's drift alike.
    */
   readonly rounds: number;
@@ -73,8 +73,8 @@ export const USAGE = `usage: bash scripts/bench [--quick] [--gateways N] [--work
                  keys per shard, one redis-server beside a Redis Cluster of 3 masters + 3 replicas
   --fastmcp      run FastMCP+Docket (the distributed peer) in a, b and e; on by default, off with --quick
   --no-fastmcp   leave FastMCP+Docket out
-  --rounds N     b measures each level in N rounds, every subject once a round, the order reversed every
-                 other round (default 4, quick 2; 1: each subject's whole load at once, one after the other)
+  --rounds N     a and b measure each level in N rounds, every subject once a round, the order reversed
+                 every other round (default 4, quick 2; 1: each subject's whole load at once, one after the other)
   --profile      CPU profile of every gateway and worker process (node --cpu-prof) into the results
                  folder; prints the top 10 functions by self time of each
   --before REF   also run the commit REF's taskgate (unpacked under .tools/bench-before/) in a and b, and print

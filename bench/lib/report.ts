@@ -8,7 +8,7 @@ import type { LoadResult } from './stats.js';
 export interface BenchResults {
   /** a with the official SDK client (taskgate, anchor) and BullMQ's own producer (bullmq). */
   a?: Record<string, LoadResult>;
-  /** a with the lean load generator (taskgate, anchor, fastmcp). */
+  /** a with the lean load generator (taskgate, anchor, fastmcp), and raw BullMQ again in the same rounds. */
   aLean?: Record<string, LoadResult>;
   /** a's floor for the MCP servers: two `ping` requests through the same client, one in flight. */
   aFloor?: Record<string, LoadResult>;
@@ -255,7 +255,13 @@ export function buildRows(results: BenchResults): Row[] {
   if (results.aFloor !== undefined) rows.push(floorRow('SDK', results.aFloor));
   if (results.aLean !== undefined) {
     rows.push(
-      ...loadRows('a. 1 in flight:', 'lean', { ...results.aLean, bullmq: bullmqA }, TARGETS.lean.a ?? {}, false),
+      ...loadRows(
+        'a. 1 in flight:',
+        'lean',
+        { ...results.aLean, bullmq: results.aLean.bullmq ?? bullmqA },
+        TARGETS.lean.a ?? {},
+        false,
+      ),
     );
   }
   if (results.aLeanFloor !== undefined) rows.push(floorRow('lean', results.aLeanFloor));

@@ -30,11 +30,6 @@ function loadOf(subject: Subject, level: LoadLevel) {
   };
 }
 
-async function measure(subject: Subject, level: LoadLevel, config: BenchConfig): Promise<LoadResult> {
-  await warmUp(subject, level, config);
-  return await closedLoop(loadOf(subject, level));
-}
-
 function line(subject: Subject, result: LoadResult): string {
   return (
     `  ${subject.name.padEnd(9)} in flight ${String(result.inFlight).padStart(3)}: n=${result.n} ` +
@@ -44,32 +39,28 @@ function line(subject: Subject, result: LoadResult): string {
   );
 }
 
-/** a. create → result latency, one in flight, for every subject in turn; and the MCP floor (two pings). */
+/**
+ * a. create → result latency, one in flight, in rounds like b (`measureInRounds`); then the MCP floor (two
+ * pings) of each subject that has one.
+ */
 export async function runLatency(
   subjects: readonly Subject[],
   config: BenchConfig,
 ): Promise<{ latency: BySubject; floor: BySubject }> {
-  const latency: BySubject = {};
+  const latency = await measureInRounds(subjects, config.latency, config);
   const floor: BySubject = {};
   for (const subject of subjects) {
-    latency[subject.name] = await measure(subject, config.latency, config);
-    process.stderr.write(`${line(subject, latency[subject.name] as LoadResult)}\n`);
     const ping = subject.floor?.bind(subject);
-    if (ping !== undefined) {
-      floor[subject.name] = await closedLoop({ ...config.latency, maxMs: 10_000, run: ping });
-      process.stderr.write(`    floor (2 × ping): p50=${(floor[subject.name] as LoadResult).p50.toFixed(2)} ms\n`);
-    }
+    if (ping === undefined) continue;
+    floor[subject.name] = await closedLoop({ ...config.latency, maxMs: 10_000, run: ping });
+    process.stderr.write(
+      `  ${subject.name.padEnd(9)} floor (2 × ping): p50=${(floor[subject.name] as LoadResult).p50.toFixed(2)} ms\n`,
+    );
   }
   return { latency, floor };
 }
 
-/**
- * b. throughput and latency with many in flight, per load level. Every subject is warmed up, then measured
- * in `config.rounds` rounds of `total / rounds` operations (`maxMs / rounds` at most), the subjects' order
- * reversed every other round, and its rounds added up: subjects measured one after the other share the
- * machine's drift (a neighbour's load, its caches) instead of one of them getting all of it. A polling
- * subject (`inOneStretch`) runs its whole load in the first round.
- */
+/** b. throughput and latency with many in flight, each load level measured in rounds (`measureInRounds`). */
 export async function runThroughput(
   subjects: readonly Subject[],
   config: BenchConfig,
@@ -77,27 +68,42 @@ export async function runThroughput(
   const results: Record<string, BySubject> = {};
   for (const level of config.loads) {
     const measured = subjects.filter((subject) => level.inFlight <= (subject.maxInFlight ?? Number.POSITIVE_INFINITY));
-    for (const subject of measured) await warmUp(subject, level, config);
-    const round: LoadLevel = {
-      inFlight: level.inFlight,
-      total: Math.ceil(level.total / config.rounds),
-      maxMs: Math.ceil(level.maxMs / config.rounds),
-    };
-    const slices = new Map<Subject, LoadSlice[]>(measured.map((subject) => [subject, []]));
-    for (let index = 0; index < config.rounds; index++) {
-      for (const subject of index % 2 === 0 ? measured : [...measured].reverse()) {
-        if (subject.inOneStretch === true && index > 0) continue;
-        const stretch = subject.inOneStretch === true ? level : round;
-        slices.get(subject)?.push(await loadSlice(loadOf(subject, stretch)));
-      }
-    }
-    const byName: BySubject = {};
-    for (const subject of measured) {
-      const result = combine(slices.get(subject) ?? [], loadOf(subject, level));
-      byName[subject.name] = result;
-      process.stderr.write(`${line(subject, result)}\n`);
-    }
-    results[String(level.inFlight)] = byName;
+    results[String(level.inFlight)] = await measureInRounds(measured, level, config);
   }
   return results;
+}
+
+/**
+ * One load level for every subject: each is warmed up, then measured in `config.rounds` rounds of
+ * `total / rounds` operations (`maxMs / rounds` at most), the subjects' order reversed every other round, and
+ * its rounds added up: subjects measured one after the other share the machine's drift (a neighbour's load,
+ * its caches) instead of one of them getting all of it. A polling subject (`inOneStretch`) runs its whole
+ * load in the first round.
+ */
+async function measureInRounds(
+  measured: readonly Subject[],
+  level: LoadLevel,
+  config: BenchConfig,
+): Promise<BySubject> {
+  for (const subject of measured) await warmUp(subject, level, config);
+  const round: LoadLevel = {
+    inFlight: level.inFlight,
+    total: Math.ceil(level.total / config.rounds),
+    maxMs: Math.ceil(level.maxMs / config.rounds),
+  };
+  const slices = new Map<Subject, LoadSlice[]>(measured.map((subject) => [subject, []]));
+  for (let index = 0; index < config.rounds; index++) {
+    for (const subject of index % 2 === 0 ? measured : [...measured].reverse()) {
+      if (subject.inOneStretch === true && index > 0) continue;
+      const stretch = subject.inOneStretch === true ? level : round;
+      slices.get(subject)?.push(await loadSlice(loadOf(subject, stretch)));
+    }
+  }
+  const byName: BySubject = {};
+  for (const subject of measured) {
+    const result = combine(slices.get(subject) ?? [], loadOf(subject, level));
+    byName[subject.name] = result;
+    process.stderr.write(`${line(subject, result)}\n`);
+  }
+  return byName;
 }
