@@ -150,6 +150,36 @@ describe('the session cache (CLIENT TRACKING)', () => {
     expect(cache.live).toBe(true);
   });
 
+  it('sets tracking up again when its connection drops in the middle of a set-up', async () => {
+    const connection = redis.connect();
+    const refusals: Error[] = [];
+    const cache = SessionCache.open({ redis: connection, onSetUpFailed: (error) => refusals.push(error) });
+    if (cache === undefined) throw new Error('no cache on a single server');
+    caches.push(cache);
+    await waitFor(() => cache.live, 'tracking set up');
+    // The next set-up's SUBSCRIBE meets a socket that has just gone (as a reset does, before ioredis notices).
+    const invalidations = cache.connection;
+    const subscribe = invalidations.subscribe.bind(invalidations);
+    let cut = 0;
+    invalidations.subscribe = ((...channels: string[]) => {
+      if (cut++ === 0) invalidations.stream.destroy();
+      return subscribe(...channels);
+    }) as typeof invalidations.subscribe;
+    const admin = redis.connect();
+    await admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub', 'SKIPME', 'yes');
+    await waitFor(() => cut >= 2 && cache.live, 'tracking set up on the connection after the cut one', 5000);
+    expect(refusals.map((error) => error.message)).toEqual([]);
+    // The new connection is the one tracked: a change made now reaches the cache.
+    const keys = new Keys(redis.prefix);
+    const cached = new SessionStore({ redis: connection, keys, idleTtlMs: 600_000, cache });
+    const other = new SessionStore({ redis: admin, keys, idleTtlMs: 600_000 });
+    const { sessionId } = await other.create({ protocolVersion: '2025-11-25', clientCapabilities: {} });
+    await warm(cached, sessionId);
+    expect(cache.size).toBe(1);
+    await other.setLogLevel(sessionId, 'debug');
+    await waitFor(() => cache.size === 0, 'the invalidation on the new connection', 1000);
+  });
+
   it('serves nothing and reports it when Redis refuses tracking', async () => {
     const admin = redis.connect();
     const user = `nocache${redis.prefix.replace(/[^A-Za-z0-9]/g, '')}`;

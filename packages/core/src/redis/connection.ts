@@ -86,12 +86,16 @@ const ROLE_OPTIONS = {
     replyMapping: 'legacy',
   },
   // RESP2: a RESP3 connection is sent invalidations as `invalidate` pushes, which ioredis drops; a RESP2 one
-  // subscribed to `__redis__:invalidate` is sent them as messages of that channel.
+  // subscribed to `__redis__:invalidate` is sent them as messages of that channel. Its owner sets it up anew
+  // after each connect: a command of a set-up the drop cut short fails, never queued or sent again (a SUBSCRIBE
+  // sent again would put the new connection in subscriber mode before its set-up asks for its id).
   invalidations: {
     enableReadyCheck: false,
     maxRetriesPerRequest: null,
     disableClientInfo: true,
     autoResubscribe: false,
+    enableOfflineQueue: false,
+    autoResendUnfulfilledCommands: false,
     protocol: 2,
     enableAutoPipelining: false,
     commandTimeout: undefined,

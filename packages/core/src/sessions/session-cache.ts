@@ -215,8 +215,10 @@ export class SessionCache {
       await this.#reader.client('TRACKING', 'ON', 'REDIRECT', redirect, 'OPTIN');
       if (epoch === this.#epoch && !this.#closed) this.#live = true;
     } catch (error) {
-      // A connection lost meanwhile sets up again at its reconnect; a refusal leaves sessions read uncached.
-      if (epoch === this.#epoch && !this.#closed) {
+      // A connection lost meanwhile sets up again at its reconnect (a command can fail on its gone socket before
+      // ioredis reports the drop); a refusal leaves sessions read uncached.
+      const dropping = [this.#reader, this.#invalidations].some((c) => c.status !== 'ready' || !c.stream?.writable);
+      if (epoch === this.#epoch && !this.#closed && !dropping) {
         this.#onSetUpFailed(error instanceof Error ? error : new Error(String(error)));
       }
     }
