@@ -1,10 +1,20 @@
-import { postHeaders, raw, rawCall, rawInitialize, useRedis } from '@taskgate/test-harness';
+import { postHeaders, raw, rawCall, rawInitialize, useRedis, waitFor } from '@taskgate/test-harness';
+import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { useStacks } from './support/stack.js';
 
 /** Calls of one command on the whole server so far (INFO commandstats). */
 function calls(info: string, command: string): number {
   return Number(new RegExp(`^cmdstat_${command}:calls=(\\d+)`, 'm').exec(info)?.[1] ?? 0);
+}
+
+/** Waits until `gateways` connections have tracking on (flag `t`): each gateway's session cache is set up. */
+async function tracking(admin: Redis, gateways: number): Promise<void> {
+  const on = async (): Promise<number> =>
+    String(await admin.client('LIST'))
+      .split('\n')
+      .filter((line) => /\bflags=\S*t/.test(line)).length;
+  await waitFor(async () => (await on()) >= gateways, `${gateways} session cache(s) set up`, 10_000);
 }
 
 describe("a gateway's session cache", () => {
@@ -14,6 +24,7 @@ describe("a gateway's session cache", () => {
   it('answers the requests of a busy session without reading it from Redis', async () => {
     const { url } = await start({ tools: false });
     const admin = redis.connect();
+    await tracking(admin, 1);
     const sessionId = await rawInitialize(url);
     // The first request refreshes the session's expiry, the second reads it into the cache.
     for (let i = 0; i < 2; i++) expect((await rawCall(url, sessionId, 'ping')).status).toBe(200);
@@ -40,6 +51,7 @@ describe("a gateway's session cache", () => {
     const a = await start({ tools: false });
     const b = await start({ tools: false });
     const admin = redis.connect();
+    await tracking(admin, 2);
     const sessionId = await rawInitialize(a.url);
     for (const url of [a.url, b.url]) {
       for (let i = 0; i < 3; i++) expect((await rawCall(url, sessionId, 'ping')).status).toBe(200);
