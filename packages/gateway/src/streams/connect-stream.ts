@@ -1,8 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '@taskgate/core';
-import { LoggedStream, type StreamPositions } from './logged-stream.js';
+import { LoggedStream } from './logged-stream.js';
 import { SseStream } from './sse-stream.js';
 import type { StreamServices } from './stream-context.js';
+import type { StreamPositions } from './stream-ids.js';
 import type { StreamRole } from './stream-registry.js';
 
 /** How long a stream's leases last without a heartbeat (ms): three heartbeats, so one late beat is harmless. */
@@ -60,25 +61,6 @@ export function adoptTaskConnection(
 ): LoggedStream {
   const stream = new LoggedStream(services.events, sse, ids, HELD_LEASE_MS, logger);
   stream.refreshLeasesEvery(HELD_REFRESH_MS / services.options.sseHeartbeatMs);
-  return stream;
-}
-
-/**
- * Like `connectStream` for a new stream, primed when `prime`: the priming event (an id, empty data, the
- * `retry` field; transport spec) is logged before the response starts and written with its headers, so
- * the client holds an id to resume from whenever the connection ends.
- */
-export async function openLoggedStream(
-  services: StreamServices,
-  res: ServerResponse,
-  ids: { readonly streamId: string; readonly connectionId: string },
-  role: StreamRole,
-  logger: Logger,
-  prime: boolean,
-): Promise<LoggedStream> {
-  const priming = prime ? await services.events.append(ids.streamId, ids.connectionId, '') : undefined;
-  const stream = connectStream(services, res, ids, role, logger, undefined, priming !== undefined);
-  if (priming !== undefined) stream.sse.event(priming, '', services.options.sseRetryMs);
   return stream;
 }
 

@@ -1,26 +1,11 @@
 import { compareEntryIds, EventLog, type Logger, type RelayInput, type RelayReport } from '@taskgate/core';
+import { LogDoubt } from './log-doubt.js';
 import type { SseStream } from './sse-stream.js';
+import { type FeedEvents, ordinalOf, type StreamPositions } from './stream-ids.js';
 import type { StreamPart } from './stream-part.js';
 
 /** The queue of a stream that wrote nothing yet. */
 const IDLE: Promise<unknown> = Promise.resolve();
-
-/** Where a session's GET stream stands, which every one of its event ids names (see `EventLog.eventId`). */
-export interface StreamPositions {
-  /** Entry id of the last event logged on the stream (`0-0` before the first). */
-  readonly log: string;
-  /** The last session-feed entry the stream processed. */
-  readonly feed: string;
-}
-
-/** A status notification of the session's feed, as the GET stream writes it (not logged). */
-export interface FeedEvent {
-  readonly feedId: string;
-  readonly data: string;
-}
-
-/** The status notifications of the session's feed after `after`, up to `upTo` included, oldest first. */
-export type FeedEvents = (after: string, upTo: string) => Promise<readonly FeedEvent[]>;
 
 /**
  * One HTTP connection carrying a resumable SSE stream: every event goes into the stream's Redis event log
@@ -53,7 +38,9 @@ export class LoggedStream {
   /** A session stream's positions, moved in queue order (so each event's id names where it stands). */
   #positions: { log: string; feed: string } | undefined;
   /** Log entry id of the last logged event this connection wrote (`0-0`: none yet). */
-  #written = '0-0';
+  #written: string;
+  /** Made when a log write may have run unseen (see `LogDoubt`). */
+  #doubt: LogDoubt | undefined;
   /** `finish` gave the connection lease (and the carrier lease) up. */
   #released = false;
   /** Heartbeats between two lease refreshes (1: every one), and how many are left until the next. */
@@ -75,6 +62,7 @@ export class LoggedStream {
     this.#leaseMs = leaseMs;
     this.#logger = logger;
     this.#positions = positions === undefined ? undefined : { ...positions };
+    this.#written = positions?.log ?? '0-0';
     // Told of the end by the SSE stream (`connectionEnded`): no listener, no closure per stream.
     sse.owner = this;
     if (!sse.isOpen) void this.closed();
@@ -118,7 +106,7 @@ export class LoggedStream {
       const id = await this.#log.append(this.streamId, this.connectionId, data, state, feed);
       if (id === undefined) return 'fenced';
       const entryId = id.slice(this.streamId.length + 1);
-      await this.#fillGap(entryId);
+      await this.#writeMissed(entryId);
       return this.sse.event(this.#logged(entryId), data);
     });
   }
@@ -155,7 +143,7 @@ export class LoggedStream {
       if (entryId === undefined) return 'fenced';
       this.#released = true;
       if (data === undefined || entryId === '') return true;
-      await this.#fillGap(entryId);
+      await this.#writeMissed(entryId);
       return this.sse.last(this.#logged(entryId), data);
     });
   }
@@ -175,16 +163,22 @@ export class LoggedStream {
   /** Moves one outbox entry of a task onto this stream (exactly once across streams) and writes it. */
   relay(input: RelayInput): Promise<RelayReport> {
     return this.#queued(async () => {
+      if (this.#doubt?.inDoubt) await this.#writeMissed();
       const feed = this.#positions?.feed;
-      const outcome = await this.#log.relay(this.streamId, this.connectionId, {
-        ...input,
-        ...(feed !== undefined && { feedPosition: feed }),
-      });
+      const outcome = await this.#doubtful(() =>
+        this.#log.relay(this.streamId, this.connectionId, {
+          ...input,
+          ...(feed !== undefined && { feedPosition: feed }),
+        }),
+      );
       if (outcome.kind === 'relayed' && outcome.entryId !== undefined && input.data !== undefined) {
-        await this.#fillGap(outcome.entryId);
+        await this.#writeMissed(outcome.entryId);
         this.sse.event(this.#logged(outcome.entryId), input.data);
       }
       if (outcome.kind === 'fenced') this.#lost();
+      // Taken already: by another stream (a hand-over), or by this one when ioredis sent the script again
+      // after a reset cost its reply; then its event is in the log, and only this connection can write it.
+      if (outcome.kind === 'stale') await this.#doubtful(() => this.#writeMissed());
       return outcome;
     });
   }
@@ -317,7 +311,8 @@ export class LoggedStream {
   #step(write: () => Promise<boolean | 'fenced'>): Promise<boolean> {
     return this.#queued(async () => {
       if (!this.isOpen) return false;
-      const written = await write();
+      if (this.#doubt?.inDoubt) await this.#writeMissed();
+      const written = await this.#doubtful(write);
       if (written !== 'fenced') return written;
       this.#lost();
       return false;
@@ -352,19 +347,36 @@ export class LoggedStream {
   }
 
   /**
-   * A task stream (tasks/result, direct call), before writing the event just logged as `entryId`: writes the
-   * logged events between the last one it wrote and this one. There are some when a log write ran in Redis
-   * but its reply was lost (a connection reset): the event is in the log (and a relayed outbox entry's cursor
-   * moved past it), so no later pass sends it again, and the client would miss it on a connection that never
-   * dropped. Entry ids are `<ms>-<ordinal>`: a gap is an ordinal more than one past the last one written.
+   * Writes the logged events after the last one this connection wrote (only it logs while it holds the stream):
+   * all of them (in doubt, see `LogDoubt`), or those before `upTo`, an event a task stream just logged, when
+   * its ordinal (`<ms>-<n>`) is more than one past the last one written. A GET stream looks for no such gap:
+   * an event it logged twice (ioredis sent the append again) goes out once, as the second.
    */
-  async #fillGap(entryId: string): Promise<void> {
-    if (this.#positions !== undefined || ordinalOf(entryId) <= ordinalOf(this.#written) + 1) return;
-    const missed = await this.#log.readAfter(this.streamId, this.#written, 500);
-    for (const event of missed) {
-      if (compareEntryIds(event.entryId, entryId) >= 0) break;
-      this.#written = event.entryId;
-      this.sse.event(this.#eventId(event.entryId), event.data);
+  async #writeMissed(upTo?: string): Promise<void> {
+    const gap = upTo === undefined || (this.#positions === undefined && ordinalOf(upTo) > ordinalOf(this.#written) + 1);
+    if (!gap) return;
+    for (;;) {
+      const missed = await this.#log.readAfter(this.streamId, this.#written, 500);
+      for (const event of missed) {
+        if (upTo !== undefined && compareEntryIds(event.entryId, upTo) >= 0) return;
+        this.sse.event(this.#logged(event.entryId), event.data);
+      }
+      if (missed.length < 500) break;
+    }
+    if (upTo === undefined) this.#doubt?.clear();
+  }
+
+  /** Runs a log write; when it fails, its outcome is unknown, and the stream is in doubt (see `LogDoubt`). */
+  async #doubtful<T>(write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      this.#doubt ??= new LogDoubt(
+        () => this.#queued(() => this.#writeMissed()),
+        () => this.isOpen,
+      );
+      this.#doubt.raise();
+      throw error;
     }
   }
 
@@ -385,14 +397,4 @@ export class LoggedStream {
     this.#logger.debug({ stream: this.streamId }, 'stream taken over by another connection');
     this.sse.end();
   }
-}
-
-/** The ordinal of a log entry id `<ms>-<n>` (0 for `0-0`). */
-function ordinalOf(entryId: string): number {
-  return Number(entryId.slice(entryId.indexOf('-') + 1));
-}
-
-/** A new stream id of a session and a connection id. */
-export function newStreamIds(sessionId: string): { streamId: string; connectionId: string } {
-  return { streamId: EventLog.newStreamId(sessionId), connectionId: EventLog.newConnectionId() };
 }

@@ -16,10 +16,11 @@ import { HttpError } from '../messages/http-error.js';
 import type { OutboxRendering } from '../messages/outbox-messages.js';
 import { resendOrphans } from './carry-outbox.js';
 import { connectStream, streamLeaseMs } from './connect-stream.js';
-import { type FeedEvent, type LoggedStream, newStreamIds } from './logged-stream.js';
+import type { LoggedStream } from './logged-stream.js';
 import { OutboxRelay } from './outbox-relay.js';
 import { subscribeResourceNotices } from './resource-notices.js';
 import type { SessionContext, StreamServices } from './stream-context.js';
+import { type FeedEvent, newStreamIds } from './stream-ids.js';
 import { understandsPriming } from './task-stream.js';
 
 const FEED_BATCH = 100;

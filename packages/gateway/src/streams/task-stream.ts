@@ -18,8 +18,9 @@ import { cancelUnlessResumed } from '../tasks/cancel-call.js';
 import { auditRetrieval, directCallOutcome, terminalOutcome } from '../tasks/task-outcome.js';
 import { carryOutbox, type OutboxCarrier } from './carry-outbox.js';
 import { HELD_LEASE_MS, openTaskConnection } from './connect-stream.js';
-import { type LoggedStream, newStreamIds } from './logged-stream.js';
+import type { LoggedStream } from './logged-stream.js';
 import type { SessionContext } from './stream-context.js';
+import { newStreamIds } from './stream-ids.js';
 
 /** The request a task stream answers: `tasks/result` of a task, or a direct (non-task) `tools/call`. */
 export interface TaskStreamTarget {

@@ -1,0 +1,119 @@
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { EventLog, Keys, noopLogger } from '@taskgate/core';
+import { startTcpRelay, type TcpRelay, useRedis } from '@taskgate/test-harness';
+import type { RedisOptions } from 'ioredis';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LoggedStream } from '../src/streams/logged-stream.js';
+import { SseStream } from '../src/streams/sse-stream.js';
+
+const LEASE_MS = 30_000;
+const PROGRESS = { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 't', progress: 1 } };
+
+/** The `id:` lines and the JSON-RPC messages of an SSE body, in order. */
+function parse(text: string): { ids: string[]; messages: unknown[] } {
+  const lines = text.split('\n');
+  return {
+    ids: lines.flatMap((line) => (line.startsWith('id: ') ? [line.slice(4)] : [])),
+    messages: lines
+      .filter((line) => line.startsWith('data: ') && line.length > 6)
+      .map((line) => JSON.parse(line.slice(6))),
+  };
+}
+
+/**
+ * A session's GET stream as the gateway runs it: a real HTTP response, an event log in a real Redis reached
+ * through a TCP relay that can cut the connection a reply comes on (what a `reset_peer` on the Redis link does).
+ */
+describe('a GET stream whose relay ran in Redis while its reply was lost', () => {
+  const redis = useRedis();
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  async function open(options: RedisOptions): Promise<{ stream: LoggedStream; cutter: TcpRelay; body: () => string }> {
+    const cutter = await startTcpRelay(redis.server.port);
+    cleanups.push(() => cutter.close());
+    const keys = new Keys(redis.prefix);
+    const connection = redis.connect({ port: cutter.port, ...options });
+    cleanups.push(() => connection.quit());
+    const log = new EventLog({ redis: connection, keys });
+    const ids = { streamId: EventLog.newStreamId('s'.repeat(40)), connectionId: EventLog.newConnectionId() };
+    const feed = '1-0';
+    let text = '';
+    await log.create(
+      { streamId: ids.streamId, kind: 'session', session: 'digest', feedPosition: feed },
+      ids.connectionId,
+      LEASE_MS,
+    );
+    const responses = new Promise<ServerResponse>((resolve) => {
+      const server: Server = createServer((_req, res) => resolve(res));
+      server.listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as AddressInfo;
+        void fetch(`http://127.0.0.1:${port}/`).then(
+          async (response) => {
+            const reader = response.body?.getReader();
+            const decoder = new TextDecoder();
+            for (;;) {
+              const chunk = await reader?.read();
+              if (chunk === undefined || chunk.done) break;
+              text += decoder.decode(chunk.value, { stream: true });
+            }
+          },
+          () => {},
+        );
+      });
+      cleanups.push(async () => {
+        server.closeAllConnections();
+        await new Promise((done) => server.close(done));
+      });
+    });
+    const sse = new SseStream(await responses);
+    const stream = new LoggedStream(log, sse, ids, LEASE_MS, noopLogger, { log: '0-0', feed });
+    cleanups.push(async () => stream.end());
+    return { stream, cutter, body: () => text };
+  }
+
+  const relayInput = (entryId: string) => ({
+    taskId: 'task-1',
+    mode: 'fallback' as const,
+    entryId,
+    data: JSON.stringify({ ...PROGRESS, params: { ...PROGRESS.params, progress: Number(entryId.slice(0, 1)) } }),
+    expiresAt: Date.now() + 60_000,
+  });
+
+  async function eventually(body: () => string, count: number): Promise<ReturnType<typeof parse>> {
+    const until = Date.now() + 5000;
+    while (parse(body()).messages.length < count && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    return parse(body());
+  }
+
+  it('writes the event when ioredis sends the script again and it finds the entry taken', async () => {
+    // ioredis sends an unanswered command again on its next connection (`autoResendUnfulfilledCommands`).
+    const { stream, cutter, body } = await open({ maxRetriesPerRequest: 3 });
+    expect((await stream.relay(relayInput('1-1'))).kind).toBe('relayed');
+    cutter.cutNextReply();
+    // The first run moved the cursor and logged the event; the run sent again finds the cursor there.
+    expect((await stream.relay(relayInput('2-1'))).kind).toBe('stale');
+    const { messages, ids } = await eventually(body, 2);
+    expect(messages.map((message) => (message as typeof PROGRESS).params.progress)).toEqual([1, 2]);
+    // Each event names its log position, ordinals 1 and 2, and the stream's feed position.
+    expect(ids.map((id) => id.slice(stream.streamId.length + 1).replace(/^\d+-/, ''))).toEqual(['1_1-0', '2_1-0']);
+  });
+
+  it('writes the event once the log can be read again when the relay failed without a reply', async () => {
+    // No resend: the command fails, and nobody knows whether it ran (it did).
+    const { stream, cutter, body } = await open({ maxRetriesPerRequest: 3, autoResendUnfulfilledCommands: false });
+    expect((await stream.relay(relayInput('1-1'))).kind).toBe('relayed');
+    cutter.cutNextReply();
+    await expect(stream.relay(relayInput('2-1'))).rejects.toThrow();
+    // Nothing else is written on the stream: the event comes from the stream's own read of its log.
+    const { messages } = await eventually(body, 2);
+    expect(messages.map((message) => (message as typeof PROGRESS).params.progress)).toEqual([1, 2]);
+    // And only once: a later relay writes its own event after it, nothing again.
+    expect((await stream.relay(relayInput('3-1'))).kind).toBe('relayed');
+    const after = await eventually(body, 3);
+    expect(after.messages.map((message) => (message as typeof PROGRESS).params.progress)).toEqual([1, 2, 3]);
+  });
+});
