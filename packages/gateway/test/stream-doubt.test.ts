@@ -22,17 +22,21 @@ function parse(text: string): { ids: string[]; messages: unknown[] } {
 }
 
 /**
- * A session's GET stream as the gateway runs it: a real HTTP response, an event log in a real Redis reached
- * through a TCP relay that can cut the connection a reply comes on (what a `reset_peer` on the Redis link does).
+ * A logged stream as the gateway runs it (a session's GET stream, or a tasks/result stream): a real HTTP
+ * response, an event log in a real Redis reached through a TCP relay that can cut the connection a reply comes
+ * on (what a `reset_peer` on the Redis link does).
  */
-describe('a GET stream whose relay ran in Redis while its reply was lost', () => {
+describe('a stream whose log write ran in Redis while its reply was lost', () => {
   const redis = useRedis();
   const cleanups: (() => Promise<unknown>)[] = [];
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
-  async function open(options: RedisOptions): Promise<{ stream: LoggedStream; cutter: TcpRelay; body: () => string }> {
+  async function open(
+    options: RedisOptions,
+    kind: 'session' | 'result' = 'session',
+  ): Promise<{ stream: LoggedStream; cutter: TcpRelay; body: () => string }> {
     const cutter = await startTcpRelay(redis.server.port);
     cleanups.push(() => cutter.close());
     const keys = new Keys(redis.prefix);
@@ -42,11 +46,11 @@ describe('a GET stream whose relay ran in Redis while its reply was lost', () =>
     const ids = { streamId: EventLog.newStreamId('s'.repeat(40)), connectionId: EventLog.newConnectionId() };
     const feed = '1-0';
     let text = '';
-    await log.create(
-      { streamId: ids.streamId, kind: 'session', session: 'digest', feedPosition: feed },
-      ids.connectionId,
-      LEASE_MS,
-    );
+    const state =
+      kind === 'session'
+        ? { streamId: ids.streamId, kind, session: 'digest', feedPosition: feed }
+        : { streamId: ids.streamId, kind, session: 'digest', taskId: 'task-1' };
+    await log.create(state, ids.connectionId, LEASE_MS);
     const responses = new Promise<ServerResponse>((resolve) => {
       const server: Server = createServer((_req, res) => resolve(res));
       server.listen(0, '127.0.0.1', () => {
@@ -70,7 +74,8 @@ describe('a GET stream whose relay ran in Redis while its reply was lost', () =>
       });
     });
     const sse = new SseStream(await responses);
-    const stream = new LoggedStream(log, sse, ids, LEASE_MS, noopLogger, { log: '0-0', feed });
+    const positions = kind === 'session' ? { log: '0-0', feed } : undefined;
+    const stream = new LoggedStream(log, sse, ids, LEASE_MS, noopLogger, positions);
     cleanups.push(async () => stream.end());
     return { stream, cutter, body: () => text };
   }
@@ -115,5 +120,22 @@ describe('a GET stream whose relay ran in Redis while its reply was lost', () =>
     expect((await stream.relay(relayInput('3-1'))).kind).toBe('relayed');
     const after = await eventually(body, 3);
     expect(after.messages.map((message) => (message as typeof PROGRESS).params.progress)).toEqual([1, 2, 3]);
+  });
+
+  it('writes an event its append logged twice once, when ioredis sends the append again (a tasks/result stream)', async () => {
+    const { stream, cutter, body } = await open({ maxRetriesPerRequest: 3 }, 'result');
+    const status = (text: string) => ({
+      jsonrpc: '2.0',
+      method: 'notifications/message',
+      params: { level: 'info', data: text },
+    });
+    expect(await stream.emit(status('first'))).toBe(true);
+    cutter.cutNextReply();
+    expect(await stream.emit(status('second'))).toBe(true);
+    expect(await stream.emit(status('third'))).toBe(true);
+    const { messages, ids } = await eventually(body, 3);
+    // The log holds the second event twice (ordinals 2 and 3); the client gets it once, under the later id.
+    expect(messages).toEqual([status('first'), status('second'), status('third')]);
+    expect(ids.map((id) => id.slice(stream.streamId.length + 1).replace(/^\d+-/, ''))).toEqual(['1', '3', '4']);
   });
 });

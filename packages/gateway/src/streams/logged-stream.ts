@@ -106,7 +106,7 @@ export class LoggedStream {
       const id = await this.#log.append(this.streamId, this.connectionId, data, state, feed);
       if (id === undefined) return 'fenced';
       const entryId = id.slice(this.streamId.length + 1);
-      await this.#writeMissed(entryId);
+      await this.#writeMissed(entryId, data);
       return this.sse.event(this.#logged(entryId), data);
     });
   }
@@ -348,18 +348,18 @@ export class LoggedStream {
 
   /**
    * Writes the logged events after the last one this connection wrote (only it logs while it holds the stream):
-   * all of them (in doubt, see `LogDoubt`), or those before `upTo`, an event a task stream just logged, when
-   * its ordinal (`<ms>-<n>`) is more than one past the last one written. A GET stream looks for no such gap:
-   * an event it logged twice (ioredis sent the append again) goes out once, as the second.
+   * all of them (in doubt, see `LogDoubt`), or, on a task stream, those before `upTo`, the event just logged,
+   * when its ordinal (`<ms>-<n>`) is more than one past the last one written. One with the same `data` is its
+   * own append logged twice (ioredis sent it again): it goes out once, as `upTo`.
    */
-  async #writeMissed(upTo?: string): Promise<void> {
+  async #writeMissed(upTo?: string, data?: string): Promise<void> {
     const gap = upTo === undefined || (this.#positions === undefined && ordinalOf(upTo) > ordinalOf(this.#written) + 1);
     if (!gap) return;
     for (;;) {
       const missed = await this.#log.readAfter(this.streamId, this.#written, 500);
       for (const event of missed) {
         if (upTo !== undefined && compareEntryIds(event.entryId, upTo) >= 0) return;
-        this.sse.event(this.#logged(event.entryId), event.data);
+        if (event.data !== data) this.sse.event(this.#logged(event.entryId), event.data);
       }
       if (missed.length < 500) break;
     }
