@@ -306,4 +306,33 @@ describe('resumable session GET streams', () => {
     expect(resumed.events[0]?.id?.slice(0, 26)).toBe(streamId);
     expect(Keys.digest(sessionId)).toBe(await stack.redis.hget(stack.keys.sseState(streamId), 'session'));
   });
+
+  it('[NTF-1] relays a burst of status changes from their announcements: each once, in feed order, the feed not read', async () => {
+    const stack = await start({ tools: false });
+    const sessionId = await rawInitialize(stack.url);
+    const tasks = sessionTasks(stack, sessionId);
+    const refs = await Promise.all(Array.from({ length: 8 }, () => tasks.create()));
+    const reader = await open(stack, sessionId);
+    await reader.until(1, 'the priming event');
+    // The stream's first read of the feed (what came before its subscription) is over.
+    await sleepMs(200);
+    const feedKey = stack.keys.sessionFeed(sessionId);
+    const monitor = await redis.connect().monitor();
+    const feedReads: string[] = [];
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (args[0] === 'xrange' && args[1] === feedKey) feedReads.push(args.join(' '));
+    });
+    await sleepMs(50);
+    // Sent together on one connection: Redis runs them in this order, and the gateway's subscriber reads
+    // their announcements in a few reads, many at a time.
+    const messages = Array.from({ length: 40 }, (_, i) => `s${i}`);
+    await Promise.all(messages.map((message, i) => tasks.status(refs[i % refs.length] as TaskRef, message)));
+    await reader.until(41, 'the 40 status notifications');
+    await sleepMs(100);
+    monitor.disconnect();
+    expect((reader.messages() as Message[]).map(described)).toEqual(messages.map((message) => `status ${message}`));
+    const ids = reader.events.map((event) => event.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(feedReads).toEqual([]);
+  });
 });

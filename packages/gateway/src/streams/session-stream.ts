@@ -212,13 +212,32 @@ async function runSessionStream(ctx: SessionContext, stream: LoggedStream): Prom
     again = true;
     return reading;
   };
-  // An announced entry that follows the one this stream stands at is relayed from its announcement; any
-  // other (one came while the feed was read, or the subscription missed some) has the feed read from there.
+  // An announced entry that follows the one this stream stands at is relayed from its announcement, and so
+  // are the ones announced right after it while it is relayed (`pending`, each following the one before:
+  // `tail`); any other (one came while the feed was read, or the subscription missed some) has the feed read
+  // from there. A burst of finishes is then relayed from its announcements, not from a read of the feed.
+  const pending: FeedEntry[] = [];
+  let tail: string | undefined;
   const onAnnounced = (message: string): Promise<void> => {
     const next = announcedEntry(message);
+    if (next !== undefined && reading !== undefined && !again && next.after === tail) {
+      pending.push(next.entry);
+      tail = next.entry.id;
+      return reading;
+    }
     if (next === undefined || reading !== undefined || next.after !== position) return readFeed();
+    tail = next.entry.id;
     return exclusively(async () => {
-      if ((await relay(next.entry)) && again && stream.isOpen) await drain();
+      try {
+        for (let entry: FeedEntry | undefined = next.entry; entry !== undefined; entry = pending.shift()) {
+          if (!stream.isOpen || !(await relay(entry))) return;
+        }
+      } finally {
+        // Entries left here (a relay failed, the stream ended) are still in the feed, after `position`.
+        pending.length = 0;
+        tail = undefined;
+      }
+      if (again && stream.isOpen) await drain();
     });
   };
   // Tasks whose messages wait with nobody carrying them (a carrier's pod died, or they came before this
