@@ -348,9 +348,8 @@ export class LoggedStream {
 
   /**
    * Writes the logged events after the last one this connection wrote (only it logs while it holds the stream):
-   * all of them (in doubt, see `LogDoubt`), or, on a task stream, those before `upTo`, the event just logged,
-   * when its ordinal (`<ms>-<n>`) is more than one past the last one written. One with the same `data` is its
-   * own append logged twice (ioredis sent it again): it goes out once, as `upTo`.
+   * all (in doubt, see `LogDoubt`), or, on a task stream, those before `upTo` when its ordinal (`<ms>-<n>`) is
+   * more than one past the last one written; one with `data` is `upTo`'s append logged twice (sent again).
    */
   async #writeMissed(upTo?: string, data?: string): Promise<void> {
     const gap = upTo === undefined || (this.#positions === undefined && ordinalOf(upTo) > ordinalOf(this.#written) + 1);
@@ -359,7 +358,8 @@ export class LoggedStream {
       const missed = await this.#log.readAfter(this.streamId, this.#written, 500);
       for (const event of missed) {
         if (upTo !== undefined && compareEntryIds(event.entryId, upTo) >= 0) return;
-        if (event.data !== data) this.sse.event(this.#logged(event.entryId), event.data);
+        const id = this.#logged(event.entryId);
+        if (event.data !== data) this.sse.event(id, event.data);
       }
       if (missed.length < 500) break;
     }
