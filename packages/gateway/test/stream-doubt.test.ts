@@ -1,7 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EventLog, Keys, noopLogger } from '@taskgate/core';
-import { startTcpRelay, type TcpRelay, useRedis } from '@taskgate/test-harness';
+import { parseSse, startTcpRelay, type TcpRelay, useRedis } from '@taskgate/test-harness';
 import type { RedisOptions } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LoggedStream } from '../src/streams/logged-stream.js';
@@ -9,17 +9,6 @@ import { SseStream } from '../src/streams/sse-stream.js';
 
 const LEASE_MS = 30_000;
 const PROGRESS = { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 't', progress: 1 } };
-
-/** The `id:` lines and the JSON-RPC messages of an SSE body, in order. */
-function parse(text: string): { ids: string[]; messages: unknown[] } {
-  const lines = text.split('\n');
-  return {
-    ids: lines.flatMap((line) => (line.startsWith('id: ') ? [line.slice(4)] : [])),
-    messages: lines
-      .filter((line) => line.startsWith('data: ') && line.length > 6)
-      .map((line) => JSON.parse(line.slice(6))),
-  };
-}
 
 /**
  * A logged stream as the gateway runs it (a session's GET stream, or a tasks/result stream): a real HTTP
@@ -88,10 +77,10 @@ describe('a stream whose log write ran in Redis while its reply was lost', () =>
     expiresAt: Date.now() + 60_000,
   });
 
-  async function eventually(body: () => string, count: number): Promise<ReturnType<typeof parse>> {
+  async function eventually(body: () => string, count: number): Promise<ReturnType<typeof parseSse>> {
     const until = Date.now() + 5000;
-    while (parse(body()).messages.length < count && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
-    return parse(body());
+    while (parseSse(body()).messages.length < count && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    return parseSse(body());
   }
 
   it('writes the event when ioredis sends the script again and it finds the entry taken', async () => {

@@ -1,18 +1,7 @@
 import { EventLog } from '@taskgate/core';
-import { postHeaders, rawCall, rawInitialize, useRedis, waitFor } from '@taskgate/test-harness';
+import { parseSse, postHeaders, rawCall, rawInitialize, useRedis, waitFor } from '@taskgate/test-harness';
 import { describe, expect, it } from 'vitest';
 import { useStacks } from './support/stack.js';
-
-/** The `id:` lines and the JSON-RPC messages of an SSE body, in order. */
-function parse(text: string): { ids: string[]; messages: Record<string, unknown>[] } {
-  const lines = text.split('\n');
-  return {
-    ids: lines.flatMap((line) => (line.startsWith('id: ') ? [line.slice(4)] : [])),
-    messages: lines
-      .filter((line) => line.startsWith('data: ') && line.length > 6)
-      .map((line) => JSON.parse(line.slice(6)) as Record<string, unknown>),
-  };
-}
 
 describe('a task stream whose log write ran but whose reply was lost', () => {
   const redis = useRedis();
@@ -37,8 +26,8 @@ describe('a task stream whose log write ran but whose reply was lost', () => {
     const reader = response.body?.getReader() as ReadableStreamDefaultReader<Uint8Array>;
     const decoder = new TextDecoder();
     let text = '';
-    while (parse(text).ids.length === 0) text += decoder.decode((await reader.read()).value, { stream: true });
-    const streamId = (parse(text).ids[0] as string).slice(0, 26);
+    while (parseSse(text).ids.length === 0) text += decoder.decode((await reader.read()).value, { stream: true });
+    const streamId = (parseSse(text).ids[0] as string).slice(0, 26);
     let connectionId: string | null = null;
     await waitFor(async () => {
       connectionId = await stack.redis.get(stack.keys.sseConnection(streamId));
@@ -53,7 +42,7 @@ describe('a task stream whose log write ran but whose reply was lost', () => {
       if (done) break;
       text += decoder.decode(value, { stream: true });
     }
-    const { ids, messages } = parse(text);
+    const { ids, messages } = parseSse(text);
     expect(messages).toEqual([
       orphan,
       {

@@ -48,6 +48,20 @@ export interface RawResponse {
   events(): unknown[];
 }
 
+/**
+ * The event ids and the JSON-RPC messages of an SSE body (or of as much of it as has arrived), in order.
+ * Priming events (an id with empty data) carry no message.
+ */
+export function parseSse(text: string): { ids: string[]; messages: unknown[] } {
+  const lines = text.split('\n');
+  return {
+    ids: lines.flatMap((line) => (line.startsWith('id: ') ? [line.slice(4)] : [])),
+    messages: lines
+      .filter((line) => line.startsWith('data: ') && line.length > 6)
+      .map((line) => JSON.parse(line.slice(6))),
+  };
+}
+
 /** One HTTP request with any headers (Host included), the whole body read. */
 export function raw(
   url: string,
@@ -66,12 +80,7 @@ export function raw(
           headers: res.headers,
           text,
           json: () => JSON.parse(text),
-          events: () =>
-            text
-              .split('\n')
-              // Priming events (an id with empty data) carry no message.
-              .filter((line) => line.startsWith('data: ') && line.length > 6)
-              .map((line) => JSON.parse(line.slice(6))),
+          events: () => parseSse(text).messages,
         }),
       );
       res.on('error', reject);

@@ -11,6 +11,7 @@ export {
 } from './haproxy.js';
 export {
   connectClient,
+  parseSse,
   postHeaders,
   type RawResponse,
   raw,
